@@ -1,0 +1,1 @@
+"""Per-file analysis: Python source in, a picklable ModuleSummary out."""

@@ -1,0 +1,137 @@
+"""The facts one file yields: loader sites, classes, functions and module statements.
+
+Everything here is plain, picklable data (no AST nodes), so summaries can be computed in
+worker processes, cached on disk and combined into the project index. Rules are predicates
+over these facts; they never look at syntax.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class Span:
+    """1-based rows and 1-based character columns; the end is exclusive."""
+
+    row: int
+    col: int
+    end_row: int
+    end_col: int
+
+
+@dataclass
+class CallableArg:
+    """A callable that a loader hands to its workers."""
+
+    role: str  # collate_fn | worker_init_fn | dataset argument | dataset attribute
+    kind: str  # lambda | nested function | nested class
+    name: str  # "<lambda>" or the def/class name
+    span: Span  # where the callable appears at the hand-over point
+    free_vars: Tuple[str, ...] = ()  # enclosing-function variables it closes over
+    definition: Optional[Span] = None  # the nested def/class, when not a lambda
+
+
+@dataclass
+class BatchMove:
+    """A ``.to(...)`` / ``.cuda()`` call applied to a value coming out of a loader."""
+
+    span: Span
+    method: str
+    non_blocking: bool
+
+
+@dataclass
+class Keyword:
+    span: Span  # the whole ``name=value`` keyword
+    value_source: str
+    truthy: str  # true | false | unknown
+
+
+@dataclass
+class LoaderSite:
+    """One construction of a DataLoader (or a project subclass / partial of one)."""
+
+    span: Span  # the call
+    callee: str  # qualified name of what is called
+    known_loader: bool  # torch's DataLoader (vs a class that may subclass it)
+    scope: str  # "" for module level, else the enclosing function's qualname
+    guarded: bool  # under ``if __name__ == "__main__":``
+    workers: FrozenSet[str]
+    workers_source: Optional[str]  # source text of the num_workers expression
+    keywords: Dict[str, Keyword] = field(default_factory=dict)
+    splat_unresolved: bool = False
+    dataset_class: Optional[str] = None
+    callables: List[CallableArg] = field(default_factory=list)
+    worker_init_fn: Optional[str] = None  # qualified name when it names a function
+    batch_moves: List[BatchMove] = field(default_factory=list)
+
+
+@dataclass
+class Handle:
+    """A process-bound handle stored where workers will share it."""
+
+    attr: str  # attribute (self.<attr>) or module-level name
+    constructor: str
+    span: Span
+    used_by_worker: bool  # read in __getitem__/__iter__ or what they call
+    reopened: bool  # (re)assigned outside __init__, i.e. opened lazily
+
+
+@dataclass
+class ClassFacts:
+    name: str
+    qualname: str  # module.Class
+    span: Span  # the class name
+    header_row: int
+    bases: Tuple[str, ...]
+    handles: List[Handle] = field(default_factory=list)
+    stored_callables: List[CallableArg] = field(default_factory=list)
+    uses_cv2: bool = False
+    throttles_cv2: bool = False
+
+
+@dataclass
+class ProcessStart:
+    """Why a function or statement starts worker processes."""
+
+    reason: str
+    loader_span: Optional[Span] = None  # the loader whose iteration starts workers
+
+
+@dataclass
+class FunctionFacts:
+    name: str
+    qualname: str
+    starts: Optional[ProcessStart] = None  # direct reason, if any
+    calls: FrozenSet[str] = frozenset()  # same-module functions it calls
+    throttles_cv2: bool = False
+    assigned_attrs: FrozenSet[str] = frozenset()  # attributes it assigns on other objects
+
+
+@dataclass
+class StatementFacts:
+    """An unguarded module-level statement that may start workers at import time."""
+
+    span: Span
+    starts: Optional[ProcessStart] = None
+    calls: FrozenSet[str] = frozenset()
+
+
+@dataclass
+class ModuleSummary:
+    path: str
+    module: str  # dotted import name
+    is_package: bool
+    imports: Tuple[str, ...] = ()  # absolute module names imported at module level
+    cv2_import: Optional[Span] = None
+    cv2_alias: str = "cv2"
+    cv2_throttled_at_import: bool = False
+    cv2_throttled_anywhere: bool = False
+    cv2_used: bool = False  # OpenCV called somewhere beyond thread settings
+    classes: List[ClassFacts] = field(default_factory=list)
+    loaders: List[LoaderSite] = field(default_factory=list)
+    functions: Dict[str, FunctionFacts] = field(default_factory=dict)
+    statements: List[StatementFacts] = field(default_factory=list)
+    module_handles: List[Handle] = field(default_factory=list)

@@ -1,0 +1,226 @@
+"""Command line: ``dslint [check] PATHS``, ``dslint rule CODE``, ``dslint rules``, ``dslint verify``.
+
+Exit codes follow ruff: 0 nothing found, 1 findings, 2 usage, configuration or internal
+error. User errors are one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import List, Optional, Sequence
+
+from . import __version__, catalogue, rule_pages
+from .config import ConfigError, Settings, load
+from .reporters import FORMATS
+
+VERBS = ("check", "rule", "rules", "verify")
+EPILOG = """\
+examples:
+  dslint src/                          check a tree (check is the default verb)
+  dslint check train.py --select DSL1  only the DSL1xx rules
+  dslint check src/ --fix              apply safe fixes (--unsafe-fixes for the rest)
+  dslint check src/ --diff             show what --fix would change, write nothing
+  dslint rule DSL102                   explain a rule
+  dslint rules                         list every rule
+  dslint verify train.py -- --epochs 1 run the script's loaders and prove the findings
+
+exit codes: 0 no findings, 1 findings, 2 usage/configuration/internal error
+configuration: [tool.dslint] in the nearest pyproject.toml (select, ignore,
+per-file-ignores, exclude, extend-exclude, fix, unsafe-fixes, ...)
+"""
+
+
+def _codes(value: str) -> List[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dslint",
+        description="Find, fix and prove PyTorch data-loading hazards (hangs, pickling "
+        "errors, duplicated samples, slow loaders).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"dslint {__version__}")
+    verbs = parser.add_subparsers(dest="verb", metavar="{check,rule,rules,verify}")
+
+    check = verbs.add_parser("check", help="lint files and folders (default)", epilog=EPILOG,
+                             formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
+    check.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (DSL selects all)")
+    check.add_argument("--extend-select", type=_codes, default=[], help="add to the selection")
+    check.add_argument("--ignore", type=_codes, default=[], help="rule codes or prefixes to disable")
+    check.add_argument("--exclude", type=_codes, help="glob patterns to exclude (replaces config)")
+    check.add_argument("--extend-exclude", type=_codes, default=[], help="more glob patterns to exclude")
+    check.add_argument("--force-exclude", action="store_true", help="apply excludes to files named explicitly")
+    check.add_argument("--no-respect-gitignore", action="store_true", help="lint files .gitignore ignores")
+    check.add_argument("--fix", action="store_true", default=None, help="apply safe fixes")
+    check.add_argument("--no-fix", dest="fix", action="store_false", help="do not fix (overrides config)")
+    check.add_argument("--unsafe-fixes", action="store_true", default=None, help="also apply unsafe fixes")
+    check.add_argument("--diff", action="store_true", help="print the fixes as a diff, write nothing")
+    check.add_argument("--show-fixes", action="store_true", help="list the fixes applied")
+    check.add_argument("--output-format", choices=FORMATS + ("text",), default=None, help="output format")
+    check.add_argument("--statistics", action="store_true", help="count findings per rule")
+    check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
+    check.add_argument("--no-cache", action="store_true", help="do not read or write .dslint_cache")
+    check.add_argument("--jobs", "-j", type=int, default=None, help="parallel processes (default: all cores)")
+    check.add_argument("--config", help="path of a pyproject.toml to use")
+
+    rule = verbs.add_parser("rule", help="explain one rule")
+    rule.add_argument("code", metavar="CODE")
+    rule.add_argument("--output-format", choices=("text", "json"), default="text")
+
+    rules = verbs.add_parser("rules", help="table of all rules")
+    rules.add_argument("--output-format", choices=("text", "json"), default="text")
+
+    verify = verbs.add_parser("verify", help="run a script's loaders and prove the findings")
+    try:
+        from .verify.command import add_arguments
+
+        add_arguments(verify)
+    except ImportError:
+        verify.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def _normalise(argv: Sequence[str]) -> List[str]:
+    argv = list(argv)
+    if not argv or (argv[0] not in VERBS and argv[0] not in ("-h", "--help", "--version")):
+        argv.insert(0, "check")
+    return argv
+
+
+def settings_for(args: argparse.Namespace) -> Settings:
+    start = args.paths[0] if args.paths else "."
+    settings = load(start, args.config)
+    if args.select is not None:
+        settings.select = args.select
+    settings.extend_select += args.extend_select
+    settings.ignore += args.ignore
+    if args.exclude is not None:
+        settings.exclude = args.exclude
+    settings.extend_exclude += args.extend_exclude
+    settings.force_exclude |= args.force_exclude
+    if args.no_respect_gitignore:
+        settings.respect_gitignore = False
+    if args.fix is not None:
+        settings.fix = args.fix
+    if args.unsafe_fixes is not None:
+        settings.unsafe_fixes = args.unsafe_fixes
+    if args.no_cache:
+        settings.cache = False
+    if args.jobs is not None:
+        settings.jobs = args.jobs
+    settings.enabled_codes()  # validates selectors early: exit 2 on a typo
+    return settings
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from . import engine
+    from .reporters import get
+
+    settings = settings_for(args)
+    paths = args.paths or ["."]
+    fixing = settings.fix or args.diff
+    if fixing:
+        from .fixes import apply as fix_apply
+
+        result, fixed = fix_apply.run(paths, settings, diff=args.diff, show_fixes=args.show_fixes)
+    else:
+        result, fixed = engine.run(paths, settings), 0
+    fmt = args.output_format or "full"
+    reporter = get(fmt)
+    reporter(result.findings, sys.stdout, sources=result.sources, statistics=args.statistics,
+             quiet=args.quiet, fixed=fixed)
+    if args.exit_zero:
+        return 0
+    if args.diff:
+        return 1 if fixed else 0
+    return 1 if result.findings else 0
+
+
+def run_rule(args: argparse.Namespace) -> int:
+    code = args.code.upper()
+    rule = catalogue.RULES.get(code)
+    if rule is None:
+        print(f"dslint: error: unknown rule `{args.code}` (see `dslint rules`)", file=sys.stderr)
+        return 2
+    text = rule_pages.page(code) or f"# {code}: {rule.name}\n\n{rule.summary}\n"
+    if args.output_format == "json":
+        print(json.dumps({**_rule_dict(rule), "explanation": text}, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(text))
+    return 0
+
+
+def _rule_dict(rule: catalogue.Rule) -> dict:
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "summary": rule.summary,
+        "default": rule.default,
+        "fix": rule.fix,
+        "severity": rule.severity,
+        "url": rule.url,
+    }
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    rules = [catalogue.RULES[c] for c in sorted(catalogue.RULES)]
+    if args.output_format == "json":
+        print(json.dumps([_rule_dict(r) for r in rules], indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="dslint rules")
+    for column in ("code", "name", "default", "fix", "summary"):
+        table.add_column(column)
+    for rule in rules:
+        table.add_row(rule.code, rule.name, "on" if rule.default else "off", rule.fix or "-", rule.summary)
+    Console().print(table)
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    try:
+        from .verify.command import run
+    except ImportError as exc:
+        print(f"dslint: error: the verifier is not available: {exc}", file=sys.stderr)
+        return 2
+    return run(args)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = _normalise(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"check": run_check, "rule": run_rule, "rules": run_rules, "verify": run_verify}
+    try:
+        return handlers[args.verb](args)
+    except ConfigError as exc:
+        print(f"dslint: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dslint: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as exc:  # an internal error must never look like a crash of the user's code
+        if os.environ.get("DSLINT_DEBUG"):
+            raise
+        print(f"dslint: internal error: {type(exc).__name__}: {exc} (set DSLINT_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

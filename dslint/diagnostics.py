@@ -1,0 +1,64 @@
+"""The data every stage hands on: findings, their locations and their fixes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A 1-based row and a 1-based column (in characters), as ruff reports them."""
+
+    row: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two locations with ``content``."""
+
+    location: Location
+    end_location: Location
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A rewrite that removes one finding.
+
+    ``applicability`` is ``"safe"`` (keeps behaviour) or ``"unsafe"`` (may change it).
+    """
+
+    message: str
+    applicability: str
+    edits: Tuple[Edit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem in one file.
+
+    ``cell`` is the notebook cell (1-based) for ``.ipynb`` files, else ``None``.
+    """
+
+    code: str
+    message: str
+    path: str
+    location: Location
+    end_location: Location
+    fix: Optional[Fix] = None
+    cell: Optional[int] = None
+    noqa_row: Optional[int] = None
+    related: Tuple[str, ...] = field(default=())
+
+    @property
+    def row(self) -> int:
+        return self.location.row
+
+    @property
+    def col(self) -> int:
+        return self.location.column
+
+    def sort_key(self):
+        return (self.path, self.cell or 0, self.location, self.code)

@@ -1,0 +1,100 @@
+"""Human output through rich: path:row:col, code, message, a code frame, a summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Dict, Iterable, List, Optional, TextIO
+
+from rich.console import Console
+from rich.text import Text
+
+from .. import catalogue
+from ..diagnostics import Finding
+from ..sourcefile import SourceText
+
+CONTEXT = 1
+
+
+def _location(item: Finding) -> str:
+    if item.cell is not None:
+        return f"{item.path}:cell {item.cell}:{item.row}:{item.col}"
+    return f"{item.path}:{item.row}:{item.col}"
+
+
+def _frame(item: Finding, source: Optional[SourceText]) -> List[Text]:
+    if source is None or item.code == "DSL001" and not source.lines:
+        return []
+    lines = source.lines
+    if not lines or item.row > len(lines):
+        return []
+    first = max(1, item.row - CONTEXT)
+    last = min(len(lines), item.row + CONTEXT)
+    width = len(str(last))
+    gutter = " " * width + " |"
+    out = [Text(gutter, style="blue")]
+    for row in range(first, last + 1):
+        line = lines[row - 1].expandtabs(4) if "\t" not in lines[row - 1] else lines[row - 1]
+        text = Text(f"{row:>{width}} | ", style="blue")
+        text.append(line)
+        out.append(text)
+        if row == item.row:
+            end = item.end_location.column if item.end_location.row == row else len(line) + 1
+            length = max(1, end - item.col)
+            marker = Text(gutter + " " + " " * (item.col - 1), style="blue")
+            marker.append("^" * length + " " + item.code, style="bold red")
+            out.append(marker)
+    out.append(Text(gutter, style="blue"))
+    return out
+
+
+def render(
+    findings: Iterable[Finding],
+    out: TextIO,
+    concise: bool = False,
+    sources: Optional[Dict[str, SourceText]] = None,
+    statistics: bool = False,
+    quiet: bool = False,
+    fixed: int = 0,
+    **_: Any,
+) -> None:
+    findings = list(findings)
+    console = Console(file=out, highlight=False, soft_wrap=True, emoji=False)
+    if statistics:
+        _statistics(findings, console)
+        return
+    for item in findings:
+        header = Text(_location(item), style="bold")
+        header.append(": ")
+        header.append(item.code, style="bold red")
+        header.append(" " + item.message)
+        console.print(header)
+        if not concise:
+            for line in _frame(item, (sources or {}).get(item.path)):
+                console.print(line)
+            console.print()
+    if quiet:
+        return
+    fixable = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
+    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "unsafe")
+    if findings:
+        noun = "problem" if len(findings) == 1 else "problems"
+        line = f"Found {len(findings)} {noun}"
+        if fixed:
+            line += f" ({fixed} fixed, {len(findings)} remaining)"
+        line += f" ({fixable} fixable with `--fix`)." if not fixed else "."
+        console.print(Text(line, style="bold"))
+        if unsafe:
+            console.print(f"{unsafe} more fixable with `--fix --unsafe-fixes`.")
+    elif fixed:
+        console.print(Text(f"Found {fixed} problems ({fixed} fixed, 0 remaining).", style="bold"))
+    else:
+        console.print(Text("All checks passed!", style="bold green"))
+
+
+def _statistics(findings: List[Finding], console: Console) -> None:
+    counts = Counter(f.code for f in findings)
+    fixable = Counter(f.code for f in findings if f.fix is not None)
+    for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        rule = catalogue.RULES.get(code)
+        mark = "[*]" if fixable[code] else "   "
+        console.print(f"{count:>5}\t{code}\t{mark} {rule.name if rule else ''}")
