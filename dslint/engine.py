@@ -13,7 +13,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import noqa
+from . import noqa, prefilter
 from .analysis.model import ModuleSummary
 from .analysis.summarize import summarize
 from .checks import CHECKS
@@ -22,15 +22,6 @@ from .diagnostics import Finding, Location
 from .discovery import Discovery, module_name
 from .index import ProjectIndex
 from .sourcefile import SourceText, Unreadable, decode, read
-
-# A file containing none of these bytes cannot hold a loader, a dataset, cv2, a handle
-# or a process start, so it is never parsed (it may still be imported by one that is).
-TRIGGERS = (
-    b"DataLoader", b"Dataset", b"cv2", b"setNumThreads", b"spawn", b"Pool", b"Process",
-    b"num_workers", b"collate_fn", b"worker_init_fn", b"pin_memory", b"persistent_workers",
-    b"VideoCapture", b"h5py", b"lmdb", b"sqlite3", b"tarfile", b"zipfile", b"truetype",
-)
-
 
 @dataclass
 class FileResult:
@@ -74,8 +65,9 @@ def parse(source: SourceText):
         return Unreadable(source.path, str(exc))
 
 
-def analyze_source(path: str, source: SourceText) -> FileResult:
-    if not any(trigger in source.raw for trigger in TRIGGERS):
+def analyze_source(path: str, source: SourceText, wanted=None) -> FileResult:
+    wanted = prefilter.aspects(source.raw) if wanted is None else wanted
+    if not wanted:
         return FileResult(path)
     tree = parse(source)
     if isinstance(tree, Unreadable):
@@ -84,7 +76,7 @@ def analyze_source(path: str, source: SourceText) -> FileResult:
     old_limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(old_limit, 10000))
-        summary = summarize(path, source.text, tree, module, is_package)
+        summary = summarize(path, source.text, tree, module, is_package, wanted)
     except RecursionError:
         return FileResult(path, error=unparsable(path, "too deeply nested to analyse"), parsed=True)
     finally:
@@ -99,42 +91,39 @@ def analyze(path: str) -> Tuple[FileResult, Optional[SourceText]]:
     return analyze_source(path, source), source
 
 
-def lazy_imports_for(path: str):
-    """Import names of a file that was not summarised, parsed only if someone asks."""
+def lazy_summary(path: str):
+    """Summarise a file the pre-filter skipped, only if the index asks for it."""
+
+    def compute() -> Optional[ModuleSummary]:
+        source = read(path)
+        if isinstance(source, Unreadable):
+            return None
+        return analyze_source(path, source, prefilter.aspects(source.raw) | {"classes"}).summary
+
+    return compute
+
+
+def lazy_imports(path: str):
+    """Modules a skipped file imports, read without parsing (for the import graph only)."""
 
     def compute() -> Tuple[str, ...]:
         source = read(path)
         if isinstance(source, Unreadable):
             return ()
-        tree = parse(source)
-        if isinstance(tree, Unreadable):
-            return ()
         module, is_package = module_name(path)
-        from .analysis.scopes import resolve_relative
-
-        found: List[str] = []
-        for node in tree.body:
-            if isinstance(node, ast.Import):
-                found.extend(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    base = resolve_relative(module, is_package, node.level, node.module)
-                if base:
-                    found.append(base)
-                    found.extend(f"{base}.{a.name}" for a in node.names if a.name != "*")
-        return tuple(found)
+        return prefilter.imported_modules(source.text, module, is_package)
 
     return compute
 
 
 def check_summaries(results: Sequence[FileResult], codes: Sequence[str]) -> List[Finding]:
     summaries = [r.summary for r in results if r.summary is not None]
-    lazy = {}
-    for result in results:
-        if result.summary is None and result.error is None:
-            lazy[module_name(result.path)[0]] = lazy_imports_for(result.path)
-    index = ProjectIndex(summaries, lazy)
+    skipped = [(module_name(r.path)[0], r.path) for r in results if r.summary is None and r.error is None]
+    index = ProjectIndex(
+        summaries,
+        {module: lazy_summary(path) for module, path in skipped},
+        {module: lazy_imports(path) for module, path in skipped},
+    )
     findings: List[Finding] = [r.error for r in results if r.error is not None]
     checks = [CHECKS[code] for code in codes if code in CHECKS]
     for summary in summaries:

@@ -220,6 +220,12 @@ class Resolver:
         self.root = root
         self.scope_of = scope_of
 
+    def function_nodes(self):
+        return [s.node for s in self.scope_of.values() if s.kind == "function"]
+
+    def class_nodes(self):
+        return [s.node for s in self.scope_of.values() if s.kind == "class"]
+
     def scope_for(self, node: ast.AST) -> Optional[Scope]:
         return self.scope_of.get(id(node))
 

@@ -27,6 +27,7 @@ from .model import (
 )
 from .scopes import Resolver, Scope, ScopeBuilder
 from .values import W_UNKNOWN, Evaluator
+from ..prefilter import ALL as ALL_ASPECTS
 
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 CV2_THREAD_SETTINGS = frozenset({"setNumThreads", "getNumThreads", "ocl", "setUseOptimized"})
@@ -73,7 +74,8 @@ def last_part(qualname: Optional[str]) -> str:
 
 
 class Summarizer:
-    def __init__(self, path: str, text: str, module: str, is_package: bool):
+    def __init__(self, path: str, text: str, module: str, is_package: bool, aspects=ALL_ASPECTS):
+        self.aspects = aspects
         self.path = path
         self.lines = text.splitlines()
         self.module = module
@@ -120,10 +122,15 @@ class Summarizer:
         self.site_nodes: Dict[int, ast.Call] = {}
         self.site_scope: Dict[int, Scope] = {}
         self._scan_module_imports(tree)
-        self._walk(tree.body, self.root, guarded=False)
-        self._functions(tree)
-        self._statements(tree)
-        self._classes(tree)
+        wanted = self.aspects
+        if wanted & {"loaders", "processes", "cv2", "throttle"}:
+            self._walk(tree.body, self.root, guarded=False)
+        if self.summary.loaders or wanted & {"processes", "throttle", "handles"}:
+            self._functions(tree)
+        if self.summary.loaders or "processes" in wanted:
+            self._statements(tree)
+        if wanted & {"classes", "cv2", "handles"}:
+            self._classes(tree)
         self._batch_moves()
         return self.summary
 
@@ -456,32 +463,30 @@ class Summarizer:
 
     # functions and statements: who starts worker processes ----------------------
     def _functions(self, tree: ast.Module) -> None:
-        for stmt in ast.walk(tree):
-            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
+        process_facts = bool(self.summary.loaders) or "processes" in self.aspects
+        attrs_wanted = "handles" in self.aspects
+        throttle_wanted = "throttle" in self.aspects
+        for stmt in self.resolver.function_nodes():
             scope = self.resolver.scope_for(stmt)
-            if scope is None:
-                continue
             facts = FunctionFacts(stmt.name, scope.qualname)
-            starts, calls = self._process_facts(stmt.body, scope)
-            facts.starts = starts
-            facts.calls = frozenset(calls)
-            assigned = set()
-            for node in body_nodes(stmt.body):
-                if isinstance(node, ast.Call) and self._is_set_threads(node, scope):
-                    facts.throttles_cv2 = True
-                if isinstance(node, (ast.Assign, ast.AnnAssign)):
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    for target in targets:
-                        if isinstance(target, ast.Attribute) and not (
-                            isinstance(target.value, ast.Name) and target.value.id == "self"
-                        ):
-                            assigned.add(target.attr)
-            facts.assigned_attrs = frozenset(assigned)
-            if scope.parent is self.root:
-                self.summary.functions[stmt.name] = facts
-            else:
-                self.summary.functions.setdefault(scope.qualname, facts)
+            if process_facts:
+                facts.starts, calls = self._process_facts(stmt.body, scope)
+                facts.calls = frozenset(calls)
+            if attrs_wanted or throttle_wanted:
+                assigned = set()
+                for node in body_nodes(stmt.body):
+                    if throttle_wanted and isinstance(node, ast.Call) and self._is_set_threads(node, scope):
+                        facts.throttles_cv2 = True
+                    if attrs_wanted and isinstance(node, (ast.Assign, ast.AnnAssign)):
+                        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                        for target in targets:
+                            if isinstance(target, ast.Attribute) and not (
+                                isinstance(target.value, ast.Name) and target.value.id == "self"
+                            ):
+                                assigned.add(target.attr)
+                facts.assigned_attrs = frozenset(assigned)
+            key = stmt.name if scope.parent is self.root else scope.qualname
+            self.summary.functions.setdefault(key, facts)
 
     def _statements(self, tree: ast.Module) -> None:
         for stmt in self._unguarded_simple(tree.body):
@@ -643,6 +648,9 @@ class Summarizer:
     # DSL301: where batches go ---------------------------------------------------
     def _batch_moves(self) -> None:
         for site in self.summary.loaders:
+            pin = site.keywords.get("pin_memory")
+            if pin is None or pin.truthy != "true":
+                continue
             call = self.site_nodes[id(site)]
             scope = self.site_scope[id(site)]
             if scope.kind == "class":
@@ -743,9 +751,8 @@ class Summarizer:
     # classes ----------------------------------------------------------------------
     def _classes(self, tree: ast.Module) -> None:
         module_handles = self._module_handle_candidates(tree)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):
-                self.summary.classes.append(self._class_facts(node, module_handles))
+        for node in self.resolver.class_nodes():
+            self.summary.classes.append(self._class_facts(node, module_handles))
         self.summary.module_handles = list(module_handles.values())
 
     def _module_handle_candidates(self, tree: ast.Module) -> Dict[str, Handle]:
@@ -768,14 +775,21 @@ class Summarizer:
         methods = {
             stmt.name: stmt for stmt in node.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
         }
-        facts.uses_cv2 = self._uses_cv2(node)
-        facts.throttles_cv2 = any(
-            isinstance(n, ast.Call) and self._is_set_threads(n, self.resolver.scope_for(m) or self.root)
-            for m in methods.values()
-            for n in ast.walk(m)
-        )
-        worker_attrs, worker_names = self._worker_reads(methods)
+        if self.summary.cv2_import is not None:
+            facts.uses_cv2 = self._uses_cv2(node)
+        if "throttle" in self.aspects:
+            facts.throttles_cv2 = any(
+                isinstance(n, ast.Call) and self._is_set_threads(n, self.resolver.scope_for(m) or self.root)
+                for m in methods.values()
+                for n in ast.walk(m)
+            )
+        if not node.bases:
+            return facts
         init = methods.get("__init__")
+        worker_attrs: Set[str] = set()
+        worker_names: Set[str] = set()
+        if init is not None or module_handles:
+            worker_attrs, worker_names = self._worker_reads(methods)
         if init is not None:
             init_scope = self.resolver.scope_for(init) or self.root
             reassigned = self._attrs_assigned_outside_init(methods)
@@ -878,7 +892,8 @@ class Summarizer:
         return attrs, module_names
 
 
-def summarize(path: str, text: str, tree: ast.Module, module: str, is_package: bool) -> ModuleSummary:
-    summarizer = Summarizer(path, text, module, is_package)
+def summarize(path: str, text: str, tree: ast.Module, module: str, is_package: bool,
+              aspects=ALL_ASPECTS) -> ModuleSummary:
+    summarizer = Summarizer(path, text, module, is_package, aspects)
     summarizer._tree = tree
     return summarizer.run(tree)

@@ -20,6 +20,8 @@ CODE = "DSL103"
 def _throttled(summary: ModuleSummary, index: ProjectIndex) -> bool:
     if summary.cv2_throttled_anywhere:
         return True
+    if not any(m.cv2_throttled_at_import for m in list(index.modules.values())):
+        return False  # nothing in the project throttles at import: no need to walk imports
     for module in index.import_closure(summary.module):
         other = index.modules.get(module)
         if other is not None and other.cv2_throttled_at_import:

@@ -1,0 +1,164 @@
+"""Facts about live processes read from /proc, shared by the supervisor and the probes.
+
+Structural evidence (thread counts, context switches, shared open file descriptions) is
+deterministic where wall times and wrong-data rates are luck; this module is where it is
+read. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+from dataclasses import dataclass
+from typing import Dict, Iterator, List, Optional
+
+# kcmp(2) syscall numbers; KCMP_FILE compares two open file descriptions.
+_KCMP_SYSCALL = {"x86_64": 312, "aarch64": 272, "arm64": 272, "i686": 349, "ppc64le": 354}
+_KCMP_FILE = 0
+_libc = None
+
+
+@dataclass
+class ProcStat:
+    pid: int
+    state: str
+    ppid: int
+    pgrp: int
+    session: int
+    starttime: int = 0
+    comm: str = ""
+
+
+def stat(pid: int) -> Optional[ProcStat]:
+    """Parse /proc/PID/stat (the command name may hold spaces and parentheses)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            raw = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    comm = raw[raw.find("(") + 1 : raw.rfind(")")]
+    rest = raw[raw.rfind(")") + 2 :].split()
+    try:
+        return ProcStat(pid, rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19]), comm)
+    except (IndexError, ValueError):
+        return None
+
+
+def all_pids() -> Iterator[int]:
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return
+    for name in names:
+        if name.isdigit():
+            yield int(name)
+
+
+def session_members(sid: int, include_zombies: bool = False) -> List[int]:
+    """Pids whose session is ``sid``: the target and everything it started that did not
+    leave the session (workers, resource tracker, forkserver, orphans with PPID 1)."""
+    out = []
+    for pid in all_pids():
+        st = stat(pid)
+        if st and st.session == sid and (include_zombies or st.state not in ("Z", "X")):
+            out.append(pid)
+    return out
+
+
+def status(pid: int) -> Dict[str, str]:
+    """/proc/PID/status as a dict (empty when the process is gone)."""
+    out: Dict[str, str] = {}
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                out[key] = value.strip()
+    except OSError:
+        pass
+    return out
+
+
+def thread_facts(pid: int) -> Dict[str, int]:
+    """Live OS threads and context switches: the oversubscription evidence."""
+    st = status(pid)
+    facts = {}
+    for key, name in (
+        ("Threads", "threads"),
+        ("voluntary_ctxt_switches", "voluntary_ctxt_switches"),
+        ("nonvoluntary_ctxt_switches", "involuntary_ctxt_switches"),
+    ):
+        if key in st:
+            try:
+                facts[name] = int(st[key])
+            except ValueError:
+                pass
+    return facts
+
+
+def fd_target(pid: int, fd: int) -> Optional[str]:
+    try:
+        return os.readlink(f"/proc/{pid}/fd/{fd}")
+    except OSError:
+        return None
+
+
+def fd_pos(pid: int, fd: int) -> Optional[int]:
+    try:
+        with open(f"/proc/{pid}/fdinfo/{fd}") as fh:
+            for line in fh:
+                if line.startswith("pos:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def open_files(pid: int) -> Dict[int, str]:
+    """fd -> path for the regular files (absolute paths) a process holds open."""
+    out = {}
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return out
+    for name in fds:
+        target = fd_target(pid, int(name))
+        if target and target.startswith("/") and not target.startswith(("/proc/", "/dev/")):
+            out[int(name)] = target
+    return out
+
+
+def same_open_file(pid1: int, fd1: int, pid2: int, fd2: int) -> Optional[bool]:
+    """True when two fds are one open file description (shared offset): kcmp(KCMP_FILE).
+
+    ``None`` when the kernel refuses to say (no kcmp, seccomp, ptrace rules)."""
+    global _libc
+    nr = _KCMP_SYSCALL.get(platform.machine())
+    if nr is None:
+        return None
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    res = _libc.syscall(nr, pid1, pid2, _KCMP_FILE, fd1, fd2)
+    if res < 0:
+        return None
+    return res == 0
+
+
+def set_child_subreaper() -> bool:
+    """Become the reaper of orphaned descendants, so workers whose parent died are reaped
+    here (and counted) instead of lingering as zombies under PID 1."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def wchan(pid: int) -> str:
+    """The kernel function a blocked process sleeps in (``futex_wait_queue`` for a
+    deadlocked pool thread)."""
+    try:
+        with open(f"/proc/{pid}/wchan") as fh:
+            return fh.read().strip()
+    except OSError:
+        return ""
