@@ -179,10 +179,11 @@ class Summarizer:
                 yield from self._module_level(handler.body, include_guard)
 
     def _is_set_threads(self, call: ast.Call, scope: Scope) -> bool:
+        """``cv2.setNumThreads(n)`` that throttles: 0 or 1, or a value the project manages."""
         if self.resolver.qualname(call.func, scope) != names.CV2_SET_THREADS or not call.args:
             return False
         value = self.values.constant_int(call.args[0], scope)
-        return value is not None and value <= 1
+        return value is None or value <= 1
 
     # the main walk: loader sites -------------------------------------------
     def _walk(self, stmts, scope: Scope, guarded: bool) -> None:
@@ -812,6 +813,8 @@ class Summarizer:
                 root_attr = self._self_attr_root(value)
                 if root_attr is not None:
                     derived[attr] = root_attr
+            closed = self._released_in_init(init, {h.attr for h in facts.handles})
+            facts.handles = [h for h in facts.handles if h.attr not in closed]
             for handle in facts.handles:
                 users = {handle.attr} | {d for d, r in derived.items() if r == handle.attr}
                 handle.used_by_worker = bool(users & worker_attrs)
@@ -820,6 +823,28 @@ class Summarizer:
             if handle is not None:
                 handle.used_by_worker = True
         return facts
+
+    def _released_in_init(self, init, attrs: Set[str]) -> Set[str]:
+        """Handles ``__init__`` drops again (``self.env = None`` / ``del self.env`` after opening)."""
+        released: Set[str] = set()
+        opened: Set[str] = set()
+        for stmt in sorted(
+            (n for n in body_nodes(init.body) if isinstance(n, (ast.Assign, ast.Delete))),
+            key=lambda n: (n.lineno, n.col_offset),
+        ):
+            targets = stmt.targets
+            for target in targets:
+                attr = self._self_attr(target)
+                if attr not in attrs:
+                    continue
+                if isinstance(stmt, ast.Delete) or (
+                    isinstance(stmt.value, ast.Constant) and stmt.value.value is None and attr in opened
+                ):
+                    released.add(attr)
+                elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+                    opened.add(attr)
+                    released.discard(attr)
+        return released
 
     def _uses_cv2(self, node: ast.ClassDef) -> bool:
         for child in ast.walk(node):
@@ -851,10 +876,16 @@ class Summarizer:
         return None
 
     def _attrs_assigned_outside_init(self, methods) -> Set[str]:
+        """Attributes (re)opened outside ``__init__``: the handle is opened lazily.
+
+        An assignment under ``if self.x is None:`` does not count: when ``__init__`` left
+        the handle open, that branch never runs in the worker, so the handle stays shared.
+        """
         assigned: Set[str] = set()
         for name, method in methods.items():
             if name == "__init__":
                 continue
+            guarded = self._none_guarded_assignments(method)
             for node in ast.walk(method):
                 targets = []
                 if isinstance(node, ast.Assign):
@@ -863,9 +894,36 @@ class Summarizer:
                     targets = [node.target]
                 for target in targets:
                     attr = self._self_attr(target)
-                    if attr:
+                    if attr and (id(node), attr) not in guarded:
                         assigned.add(attr)
         return assigned
+
+    def _none_guarded_assignments(self, method) -> Set[Tuple[int, str]]:
+        found: Set[Tuple[int, str]] = set()
+        for node in ast.walk(method):
+            if not isinstance(node, ast.If):
+                continue
+            attr = self._none_test(node.test)
+            if attr is None:
+                continue
+            for inner in body_nodes(node.body):
+                if isinstance(inner, ast.Assign) and any(self._self_attr(t) == attr for t in inner.targets):
+                    found.add((id(inner), attr))
+        return found
+
+    def _none_test(self, test: ast.AST) -> Optional[str]:
+        """``self.x is None`` / ``not self.x`` / ``self.x == None`` → "x"."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._self_attr(test.operand)
+        if (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], (ast.Is, ast.Eq))
+            and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None
+        ):
+            return self._self_attr(test.left)
+        return None
 
     def _worker_reads(self, methods) -> Tuple[Set[str], Set[str]]:
         """self attributes and module names read by the methods workers run."""

@@ -111,6 +111,7 @@ def _hang_facts(result: RunResult, tracker: cleanup.Tracker, tmp: str, stalled_s
     last = [e for e in evts if e.get("ev") in ("probe_start", "drive_start")]
     return {
         "phase": _phase(evts),
+        "root": root,
         "loader": last[-1].get("loader") if last else None,
         "stalled_s": round(stalled_s, 1),
         "processes": procs,

@@ -1,0 +1,163 @@
+"""One run's raw events -> per-loader outcomes, metrics and run-level errors.
+
+Also where a target that failed for its own reasons is recognised (no probe ran, no
+construction error explains it): that is reported with its traceback summary, never
+as a verifier crash.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional
+
+from . import judges
+from .model import CONFIRMED, ERROR, HANG, LoaderOutcome, Probe, RunOutcome
+from .supervisor import RunResult
+
+
+def traceback_summary(stderr: str) -> str:
+    """The last traceback's innermost frame and exception line."""
+    idx = stderr.rfind("Traceback (most recent call last):")
+    if idx < 0:
+        lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
+        return lines[-1][:400] if lines else ""
+    block = stderr[idx:].splitlines()
+    frames = [ln.strip() for ln in block if ln.strip().startswith("File ")]
+    exc = ""
+    for ln in block[1:]:
+        if ln and not ln.startswith(" ") and not ln.startswith("Traceback"):
+            exc = ln.strip()
+    where = frames[-1] if frames else ""
+    return f"{exc} ({where})" if where else exc
+
+
+def _metrics(info: Dict[str, Any], facts: Dict[str, Any], workers: List[Dict[str, Any]],
+             drive: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+    main = facts.get("as_written") or {}
+    out: Dict[str, Any] = {
+        key: info.get(key)
+        for key in ("num_workers", "batch_size", "pin_memory", "persistent_workers", "prefetch_factor", "start_method")
+    }
+    for key in ("batches", "time_to_first_batch_s", "batches_per_s"):
+        if key in main:
+            out[key] = main[key]
+    if drive:
+        out["data_wait_share"] = drive.get("data_wait_share")
+        out["driven_steps"] = drive.get("steps")
+    torch_threads = {w.get("pid"): w.get("torch_threads") for w in workers}
+    per_worker = []
+    for pid, facts_w in sorted((main.get("workers") or {}).items()):
+        per_worker.append({
+            "pid": int(pid),
+            "threads": facts_w.get("threads"),
+            "involuntary_ctxt_switches": facts_w.get("involuntary_ctxt_switches"),
+            "torch_threads": torch_threads.get(int(pid)),
+        })
+    if per_worker:
+        out["workers"] = per_worker
+    if main.get("samples"):
+        out["samples"] = main["samples"]
+    if main.get("warnings"):
+        out["warnings"] = main["warnings"]
+    if main.get("error"):
+        err = main["error"]
+        out["error"] = f"{err['type']}: {err['message'][:500]}"
+        if main.get("worker_exitcodes"):
+            out["worker_exitcodes"] = main["worker_exitcodes"]
+    if "no_pin" in facts:
+        out["unpinned"] = {k: facts["no_pin"].get(k) for k in ("batches_per_s", "time_to_first_batch_s")}
+    if facts.get("transfer") and not facts["transfer"].get("needs_cuda"):
+        out["transfer"] = facts["transfer"]
+    return out
+
+
+def build(result: RunResult) -> RunOutcome:
+    evts = result.events
+    run = RunOutcome(start_method=result.start_method, wall_s=result.wall_s)
+    run.hygiene = {k: v for k, v in result.cleanup.items() if v}
+    run.hygiene["processes_killed_after_run"] = len(result.cleanup.get("killed", []))
+    loaders = {e["loader"]: e for e in evts if e.get("ev") == "loader" and e.get("pid") == _prober(evts)}
+    probed = {e["loader"]: e for e in evts if e.get("ev") == "probe_result"}
+    drives = {e["loader"]: e for e in evts if e.get("ev") == "drive"}
+    child = [e for e in evts if e.get("ev") in ("child_iter", "child_iter_error", "child_loader")]
+    hang = result.hang
+    for lid, ev in sorted(loaders.items()):
+        res = probed.get(lid)
+        info = (res or ev).get("info") or {}
+        facts = (res or {}).get("facts") or {}
+        workers = [w for w in evts if w.get("ev") == "worker" and w.get("loader") == lid
+                   and w.get("phase") == "as_written"]
+        this_hang = hang if hang and hang.get("loader") == lid else None
+        if res is None and this_hang is None:
+            if not any(e.get("ev") == "probe_start" and e.get("loader") == lid for e in evts):
+                continue  # constructed, never reached by the probes (the target ended first)
+        method = info.get("start_method") or result.start_method
+        lo = LoaderOutcome(site=ev["site"], start_method=method, info=info)
+        lo.metrics = _metrics(info, facts, workers, drives.get(lid))
+        ctx = judges.Ctx(info, facts, method, workers, child, this_hang, result.stderr_tail)
+        for judge in judges.JUDGES:
+            probe = judge(ctx)
+            if probe is not None:
+                lo.probes[probe.code] = probe
+        if this_hang:
+            lo.metrics["hang"] = this_hang
+            if not any(p.verdict == CONFIRMED for c, p in lo.probes.items() if c in ("DSL104", "DSL107")):
+                lo.probes[HANG] = judges.hang(ctx)
+        elif res is None:
+            lo.probes["probe"] = Probe("probe", ERROR, "probes did not finish (the process died)")
+        run.loaders.append(lo)
+    for e in evts:
+        if e.get("ev") == "construct_error":
+            code = judges.construction_code(e.get("message", "")) or "construct"
+            lo = LoaderOutcome(site=e["site"], start_method=result.start_method)
+            lo.metrics = {"error": f"{e.get('exc_type')}: {e.get('message')}"}
+            verdict = CONFIRMED if code != "construct" else ERROR
+            lo.probes[code] = Probe(code, verdict, f"DataLoader(...) raised {e.get('exc_type')}: {e.get('message')}")
+            run.loaders.append(lo)
+    for e in evts:
+        if e.get("ev") == "probe_error":
+            run.errors.append(f"verifier probe failed at {e['site'].get('path')}:{e['site'].get('line')}: "
+                              f"{e.get('type')}: {e.get('message')}")
+        if e.get("ev") == "drive_error":
+            run.notes.append(f"the script's own loop failed after the probes: {e.get('type')}: "
+                             f"{_short(e.get('message', ''))}")
+    _run_level(result, run)
+    return run
+
+
+def _prober(evts: List[Dict[str, Any]]) -> Optional[int]:
+    for e in evts:
+        if e.get("ev") == "probe_start":
+            return e.get("pid")
+    for e in evts:
+        if e.get("ev") == "loader":
+            return e.get("pid")
+    return None
+
+
+def _short(text: str) -> str:
+    return re.sub(r"\s+", " ", text)[:300]
+
+
+def _run_level(result: RunResult, run: RunOutcome) -> None:
+    kinds = {e.get("ev") for e in result.events}
+    if result.hang and result.hang.get("loader") is None:
+        phase = result.hang.get("phase")
+        run.errors.append(f"the target stalled for {result.hang.get('stalled_s')} s before any loader "
+                          f"was probed (phase {phase})")
+        return
+    if "boot" not in kinds:
+        run.errors.append("the verifier's bootstrap did not run in the target (python -I/-S?): "
+                          + traceback_summary(result.stderr_tail))
+        return
+    explained = kinds & {"probe_result", "construct_error", "stopped"} or result.hang
+    if explained:
+        if "stopped" not in kinds and not result.hang and result.returncode not in (0, None):
+            run.notes.append(f"the target exited with {result.returncode} after the probes: "
+                             + traceback_summary(result.stderr_tail))
+        return
+    if result.returncode == 0:
+        run.errors.append("the target finished without constructing a DataLoader")
+    else:
+        run.errors.append(f"the target failed on its own (exit {result.returncode}): "
+                          + traceback_summary(result.stderr_tail))
