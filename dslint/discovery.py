@@ -192,7 +192,7 @@ class Discovery:
             self.problems.append((folder, f"cannot list folder: {exc.strerror or exc}"))
             return
         for entry in entries:
-            path = entry.path
+            path = os.path.normpath(entry.path)
             try:
                 is_dir = entry.is_dir()
             except OSError:

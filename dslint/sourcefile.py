@@ -46,14 +46,17 @@ def decode(path: str, raw: bytes):
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError as exc:
-        return Unreadable(path, f"bad encoding declaration: {exc}")
+        if b"coding" in b"\n".join(raw.split(b"\n", 2)[:2]):
+            return Unreadable(path, f"bad encoding declaration: {exc}")
+        encoding = "utf-8"  # no declaration: the bytes themselves are not UTF-8
     try:
         text = raw.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
         row = 1
         if isinstance(exc, UnicodeDecodeError):
             row = raw[: exc.start].count(b"\n") + 1
-        return Unreadable(path, f"cannot decode as {encoding}: {exc.reason if hasattr(exc, 'reason') else exc}", row)
+        reason = exc.reason if isinstance(exc, UnicodeDecodeError) else str(exc)
+        return Unreadable(path, f"cannot decode as {encoding}: {reason}", row)
     if text.startswith("\ufeff"):
         text = text[1:]
     return SourceText(path, raw, text, encoding)

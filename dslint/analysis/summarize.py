@@ -129,8 +129,7 @@ class Summarizer:
             self._functions(tree)
         if self.summary.loaders or "processes" in wanted:
             self._statements(tree)
-        if wanted & {"classes", "cv2", "handles"}:
-            self._classes(tree)
+        self._classes(tree)
         self._batch_moves()
         return self.summary
 
@@ -751,7 +750,7 @@ class Summarizer:
 
     # classes ----------------------------------------------------------------------
     def _classes(self, tree: ast.Module) -> None:
-        module_handles = self._module_handle_candidates(tree)
+        module_handles = self._module_handle_candidates(tree) if "handles" in self.aspects else {}
         for node in self.resolver.class_nodes():
             self.summary.classes.append(self._class_facts(node, module_handles))
         self.summary.module_handles = list(module_handles.values())
@@ -784,7 +783,7 @@ class Summarizer:
                 for m in methods.values()
                 for n in ast.walk(m)
             )
-        if not node.bases:
+        if not node.bases or not self.aspects & {"classes", "cv2", "handles"}:
             return facts
         init = methods.get("__init__")
         worker_attrs: Set[str] = set()

@@ -60,7 +60,7 @@ def render(
     findings = list(findings)
     console = Console(file=out, highlight=False, soft_wrap=True, emoji=False)
     if statistics:
-        _statistics(findings, console)
+        _statistics(findings, out)
         return
     for item in findings:
         header = Text(_location(item), style="bold")
@@ -91,10 +91,11 @@ def render(
         console.print(Text("All checks passed!", style="bold green"))
 
 
-def _statistics(findings: List[Finding], console: Console) -> None:
+def _statistics(findings: List[Finding], out: TextIO) -> None:
+    """``count<TAB>code<TAB>[*] name`` per rule, as ruff prints it (plain text, no styling)."""
     counts = Counter(f.code for f in findings)
     fixable = Counter(f.code for f in findings if f.fix is not None)
     for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         rule = catalogue.RULES.get(code)
         mark = "[*]" if fixable[code] else "   "
-        console.print(f"{count:>5}\t{code}\t{mark} {rule.name if rule else ''}")
+        out.write(f"{count}\t{code}\t{mark} {rule.name if rule else ''}\n")
