@@ -8,6 +8,7 @@ the command line are always linted. Symlink loops and unreadable folders are sur
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -214,14 +215,22 @@ class Discovery:
 
 def module_name(path: str) -> Tuple[str, bool]:
     """Dotted import name of a file from the packages around it, and whether it is one."""
-    absolute = Path(os.path.abspath(path))
-    stem = absolute.stem
+    absolute = os.path.abspath(path)
+    folder, filename = os.path.split(absolute)
+    stem = filename.rsplit(".", 1)[0]
     is_package = stem == "__init__"
-    parts: List[str] = [] if is_package else [stem]
-    folder = absolute.parent
-    while (folder / "__init__.py").exists() and folder != folder.parent:
-        parts.append(folder.name)
-        folder = folder.parent
-    if is_package and not parts:
-        parts.append(absolute.parent.name)
-    return ".".join(reversed(parts)), is_package
+    package = _package_of(folder)
+    if is_package:
+        return package or os.path.basename(folder), True
+    return (f"{package}.{stem}" if package else stem), False
+
+
+@functools.lru_cache(maxsize=None)
+def _package_of(folder: str) -> str:
+    """Dotted name of the package a folder is (empty when it has no ``__init__.py``)."""
+    if not os.path.isfile(os.path.join(folder, "__init__.py")):
+        return ""
+    parent = os.path.dirname(folder)
+    outer = _package_of(parent) if parent != folder else ""
+    name = os.path.basename(folder)
+    return f"{outer}.{name}" if outer else name

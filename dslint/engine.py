@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from . import noqa, prefilter
 from .analysis.model import ModuleSummary
 from .analysis.summarize import summarize
+from .cache import Cache, content_hash
 from .checks import CHECKS
 from .config import Settings
 from .diagnostics import Finding, Location
@@ -29,6 +30,10 @@ class FileResult:
     summary: Optional[ModuleSummary] = None
     error: Optional[Finding] = None
     parsed: bool = False
+    digest: str = ""
+
+
+PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
 
 
 @dataclass
@@ -132,22 +137,100 @@ def check_summaries(results: Sequence[FileResult], codes: Sequence[str]) -> List
     return findings
 
 
-def run(paths: Sequence[str], settings: Settings) -> RunResult:
+def analyze_cached(path: str, cache: Optional[Cache]) -> FileResult:
+    """analyze(), reusing the cached result of an unchanged file."""
+    if cache is not None:
+        hit = cache.lookup_stat(path)
+        if hit is not None:
+            return hit
+    source = read(path)
+    if isinstance(source, Unreadable):
+        return FileResult(path, error=unparsable(path, source.reason, source.row, source.column))
+    digest = content_hash(source.raw)
+    if cache is not None:
+        hit = cache.lookup_hash(path, digest)
+        if hit is not None:
+            cache.store(path, digest, hit)
+            return hit
+    result = analyze_source(path, source)
+    result.digest = digest
+    return result
+
+
+def _analyze_chunk(paths: List[str]) -> List[FileResult]:
+    return [analyze_cached(path, None) for path in paths]
+
+
+def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache], progress=None) -> List[FileResult]:
+    """Per-file analysis, from the cache where possible, the rest in worker processes."""
+    results: Dict[str, FileResult] = {}
+    todo: List[str] = []
+    for path in files:
+        hit = cache.lookup_stat(path) if cache is not None else None
+        if hit is not None:
+            results[path] = hit
+        else:
+            todo.append(path)
+    if progress is not None:
+        progress(len(results), len(files))
+    fresh = _analyze_parallel(todo, jobs, progress, len(results), len(files))
+    for path, result in zip(todo, fresh):
+        results[path] = result
+        if cache is not None and result.digest:
+            cache.store(path, result.digest, result)
+    return [results[path] for path in files]
+
+
+def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int, total: int) -> List[FileResult]:
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
+        out = []
+        for path in todo:
+            out.append(analyze_cached(path, None))
+            done += 1
+            if progress is not None and done % 50 == 0:
+                progress(done, total)
+        return out
+    import concurrent.futures
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    context = multiprocessing.get_context(method)
+    chunk = max(8, len(todo) // (jobs * 8))
+    chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
+    out: List[FileResult] = []
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        for part in pool.map(_analyze_chunk, chunks):
+            out.extend(part)
+            done += len(part)
+            if progress is not None:
+                progress(done, total)
+    return out
+
+
+def run(paths: Sequence[str], settings: Settings, progress=None) -> RunResult:
     discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, settings.force_exclude)
     files = discovery.files(paths)
     result = RunResult(files=len(files))
-    results: List[FileResult] = []
-    for path in files:
-        file_result, source = analyze(path)
-        results.append(file_result)
-        if source is not None:
-            result.sources[path] = source
-        result.parsed += file_result.parsed
+    cache = Cache.open(settings.root, settings_key(settings)) if settings.cache else None
+    results = analyze_all(files, settings.jobs, cache, progress)
+    result.parsed = sum(r.parsed for r in results)
     codes = settings.enabled_codes()
     findings = check_summaries(results, codes)
     findings.extend(unparsable(path, reason) for path, reason in discovery.problems)
+    for path in sorted({f.path for f in findings if f.code != "DSL001"}):
+        source = read(path)
+        if isinstance(source, SourceText):
+            result.sources[path] = source
     result.findings = filter_findings(findings, codes, settings, result.sources)
+    if cache is not None:
+        cache.save()
     return result
+
+
+def settings_key(settings: Settings) -> str:
+    """What per-file results depend on besides the file itself."""
+    return repr(sorted(settings.handle_constructors))
 
 
 def filter_findings(findings, codes, settings: Settings, sources: Dict[str, SourceText]) -> List[Finding]:

@@ -76,9 +76,10 @@ def resolve_relative(module: str, is_package: bool, level: int, name: Optional[s
 class ScopeBuilder:
     """Walks a module once and records every scope with its bindings."""
 
-    def __init__(self, module_name: str, is_package: bool):
+    def __init__(self, module_name: str, is_package: bool, walrus: bool = True):
         self.module_name = module_name
         self.is_package = is_package
+        self.walrus = walrus  # False when the source has no ``:=``: skip scanning expressions
         self.scope_of: Dict[int, Scope] = {}  # id(def/class/module node) -> its scope
 
     def build(self, tree: ast.Module) -> Scope:
@@ -197,6 +198,8 @@ class ScopeBuilder:
 
     # expressions: only lambdas and walrus targets create bindings we track
     def _expr(self, scope: Scope, expr: ast.AST) -> None:
+        if not self.walrus:
+            return
         for node in _walk_expr(expr):
             if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
                 scope.bind(node.target.id, Binding("other", node))

@@ -30,6 +30,8 @@ from .values import W_UNKNOWN, Evaluator
 from ..prefilter import ALL as ALL_ASPECTS
 
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# Last names of process-starting callables (resolved fully only when one of these is seen).
+PROCESS_FUNC_NAMES = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor", "start"})
 CV2_THREAD_SETTINGS = frozenset({"setNumThreads", "getNumThreads", "ocl", "setUseOptimized"})
 # Calls that look at a loader without iterating it.
 INERT_CALLEES = frozenset(
@@ -77,6 +79,7 @@ class Summarizer:
     def __init__(self, path: str, text: str, module: str, is_package: bool, aspects=ALL_ASPECTS):
         self.aspects = aspects
         self.path = path
+        self.text = text
         self.lines = text.splitlines()
         self.module = module
         self.is_package = is_package
@@ -113,7 +116,7 @@ class Summarizer:
 
     # driver ---------------------------------------------------------------
     def run(self, tree: ast.Module) -> ModuleSummary:
-        builder = ScopeBuilder(self.module, self.is_package)
+        builder = ScopeBuilder(self.module, self.is_package, walrus=":=" in self.text)
         self.root = builder.build(tree)
         self.resolver = Resolver(self.module, self.root, builder.scope_of)
         self.values = Evaluator(self.resolver)
@@ -216,21 +219,26 @@ class Summarizer:
         return list(stmt.decorator_list) + list(args.defaults) + [d for d in args.kw_defaults if d]
 
     def _visit_expr(self, expr: ast.AST, scope: Scope, guarded: bool) -> None:
+        cv2_alias = self.summary.cv2_alias if self.summary.cv2_import is not None else None
+        throttle = "throttle" in self.aspects
+        loaders = "loaders" in self.aspects
         for node in ast.walk(expr):
             if (
-                isinstance(node, ast.Attribute)
+                cv2_alias is not None
+                and isinstance(node, ast.Attribute)
                 and isinstance(node.value, ast.Name)
+                and node.value.id == cv2_alias
                 and node.attr not in CV2_THREAD_SETTINGS
                 and not self.summary.cv2_used
                 and self.resolver.qualname(node.value, scope) == "cv2"
             ):
                 self.summary.cv2_used = True
             if isinstance(node, ast.Call):
-                if self._is_set_threads(node, scope):
+                if throttle and self._is_set_threads(node, scope):
                     self.summary.cv2_throttled_anywhere = True
                     if scope is self.root and not guarded:
                         self.summary.cv2_throttled_at_import = True
-                site = self._loader_site(node, scope, guarded)
+                site = self._loader_site(node, scope, guarded) if loaders else None
                 if site is not None:
                     self.sites[id(node)] = site
                     self.site_nodes[id(site)] = node
@@ -537,6 +545,14 @@ class Summarizer:
                     starts = ProcessStart(f"iterates a DataLoader with {self._workers_text(site)} workers", site.span)
             if not isinstance(node, ast.Call):
                 continue
+            func_name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            hands_over = any(isinstance(a, ast.Name) and a.id in loader_vars for a in node.args) or any(
+                isinstance(k.value, ast.Name) and k.value.id in loader_vars for k in node.keywords
+            ) or any(id(a) in self.sites for a in node.args)
+            if func_name not in PROCESS_FUNC_NAMES and not hands_over and func_name not in ("iter", "next"):
+                if isinstance(node.func, ast.Name) and self._module_function(node.func.id, scope):
+                    calls.add(node.func.id)
+                continue
             callee = self.resolver.qualname(node.func, scope)
             if callee and last_part(callee) in ("iter", "next") and node.args:
                 site = self._iterated_site(node.args[0], scope, loader_vars)
@@ -786,13 +802,14 @@ class Summarizer:
         if not node.bases or not self.aspects & {"classes", "cv2", "handles"}:
             return facts
         init = methods.get("__init__")
-        worker_attrs: Set[str] = set()
-        worker_names: Set[str] = set()
-        if init is not None or module_handles:
-            worker_attrs, worker_names = self._worker_reads(methods)
+        if module_handles:
+            _, worker_names = self._worker_reads(methods)
+            for name in worker_names:
+                if name in module_handles:
+                    module_handles[name].used_by_worker = True
         if init is not None:
             init_scope = self.resolver.scope_for(init) or self.root
-            reassigned = self._attrs_assigned_outside_init(methods)
+            reassigned: Optional[Set[str]] = None
             derived: Dict[str, str] = {}
             for stmt in body_nodes(init.body):
                 if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
@@ -807,20 +824,20 @@ class Summarizer:
                 if isinstance(value, ast.Call):
                     ctor = self.resolver.qualname(value.func, init_scope)
                     if ctor in names.HANDLE_CONSTRUCTORS:
+                        if reassigned is None:
+                            reassigned = self._attrs_assigned_outside_init(methods)
                         facts.handles.append(Handle(attr, ctor, self.span(value), False, attr in reassigned))
                         continue
                 root_attr = self._self_attr_root(value)
                 if root_attr is not None:
                     derived[attr] = root_attr
-            closed = self._released_in_init(init, {h.attr for h in facts.handles})
-            facts.handles = [h for h in facts.handles if h.attr not in closed]
-            for handle in facts.handles:
-                users = {handle.attr} | {d for d, r in derived.items() if r == handle.attr}
-                handle.used_by_worker = bool(users & worker_attrs)
-        for name in worker_names:
-            handle = module_handles.get(name)
-            if handle is not None:
-                handle.used_by_worker = True
+            if facts.handles:
+                closed = self._released_in_init(init, {h.attr for h in facts.handles})
+                facts.handles = [h for h in facts.handles if h.attr not in closed]
+                worker_attrs, _ = self._worker_reads(methods)
+                for handle in facts.handles:
+                    users = {handle.attr} | {d for d, r in derived.items() if r == handle.attr}
+                    handle.used_by_worker = bool(users & worker_attrs)
         return facts
 
     def _released_in_init(self, init, attrs: Set[str]) -> Set[str]:
