@@ -138,6 +138,10 @@ class Discovery:
             else:
                 if self.force_exclude and self.excluded(os.path.abspath(target)):
                     continue
+                if not os.path.isfile(target):
+                    reason = "broken symbolic link (dangling, or a loop)" if os.path.islink(target) else "not a regular file"
+                    self.problems.append((target, reason))
+                    continue
                 key = os.path.abspath(target)
                 if key not in seen:
                     seen.add(key)
@@ -208,7 +212,14 @@ class Discovery:
                 if self.excluded(path) or self._ignored(path, False, ignores):
                     continue
                 if entry.is_symlink() and not os.path.exists(path):
-                    self.problems.append((path, "dangling symbolic link"))
+                    self.problems.append((path, "broken symbolic link (dangling, or a loop)"))
+                    continue
+                try:
+                    regular = entry.is_file()
+                except OSError:
+                    regular = False
+                if not regular:
+                    self.problems.append((path, "not a regular file (a FIFO, socket or device)"))
                     continue
                 yield path
 
