@@ -41,16 +41,16 @@ class Tracker:
                     live.append(pid)
         return live
 
-    def add(self, pids: Iterable[int]) -> None:
-        for pid in pids:
-            st = procfs.stat(pid)
-            if st is not None and pid not in self.seen:
-                self.seen[pid] = (st.starttime, st.comm)
-
     def strays(self) -> List[int]:
-        """Remembered processes still alive (same start time) outside the session."""
+        """Remembered processes still alive (same start time) outside the session, and
+        orphans this process adopted as subreaper (whatever session they moved to)."""
         out = []
-        for pid, (start, _comm) in self.seen.items():
+        for pid in procfs.adopted_children():
+            st = procfs.stat(pid)
+            if st and st.comm not in _SPARED:
+                self.seen.setdefault(pid, (st.starttime, st.comm))
+                out.append(pid)
+        for pid, (start, _comm) in list(self.seen.items()):
             st = procfs.stat(pid)
             if st and st.starttime == start and st.state not in ("Z", "X") and st.comm not in _SPARED:
                 out.append(pid)

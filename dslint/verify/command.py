@@ -60,7 +60,7 @@ def _normalise(args: argparse.Namespace) -> None:
         try:
             extra.parse_args(head, namespace=args)
         except SystemExit:
-            raise TargetError(f"unrecognised arguments {head}: put the target's own arguments after --")
+            raise TargetError(f"unrecognised arguments {head}: put the target's own arguments after --") from None
 
 
 def _methods(choice: str) -> list:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from . import stacks as stacklib
-from .model import CONFIRMED, NEEDS_CUDA, NOT_REPRODUCED, Probe
+from .model import CONFIRMED, ERROR, NEEDS_CUDA, NOT_REPRODUCED, Probe
 
 
 @dataclass
@@ -62,8 +62,32 @@ def _is_handle_error(text: str) -> bool:
 
 
 def _first_line(text: str, limit: int = 300) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line[:limit]
+    """The exception's text on one line (multi-line messages joined), shortened."""
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+_CAUGHT = re.compile(r"Caught (\w+) in DataLoader worker process (\d+)")
+
+
+def error_summary(err: Dict[str, Any], exitcodes: Optional[Dict[str, Any]] = None) -> str:
+    """An iteration error on one line: for an exception re-raised from a worker, the
+    worker's own last line and frame; for a dead worker, the exit codes (the message is
+    racy, the codes are not: 3 for os._exit(3), -9 for SIGKILL, -11 for a segfault)."""
+    if not err:
+        return ""
+    msg = err.get("message", "")
+    caught = _CAUGHT.search(msg)
+    if caught:
+        lines = [ln for ln in msg.splitlines() if ln.strip()]
+        frames = [ln.strip() for ln in lines if ln.strip().startswith("File ") and "/torch/" not in ln]
+        where = f" at {frames[-1]}" if frames else ""
+        return f"worker {caught.group(2)} raised {_first_line(lines[-1], 200)}{where}"
+    text = f"{err.get('type')}: {_first_line(msg, 300)}"
+    codes = {pid: code for pid, code in (exitcodes or {}).items() if code not in (0, None)}
+    if codes:
+        text += " (worker exit codes: " + ", ".join(f"pid {p}: {c}" for p, c in sorted(codes.items())) + ")"
+    return text
 
 
 def dsl101(ctx: Ctx) -> Optional[Probe]:
@@ -184,7 +208,7 @@ def dsl105(ctx: Ctx) -> Optional[Probe]:
         return None
     text = ctx.error_text()
     if "Torch not compiled with CUDA enabled" in text or "re-initialize CUDA in forked" in text:
-        return Probe("DSL105", CONFIRMED, f"a worker touched CUDA: {_first_line(text)}")
+        return Probe("DSL105", CONFIRMED, f"a worker touched CUDA: {error_summary(ctx.main.get('error'))}")
     return Probe("DSL105", NOT_REPRODUCED, "no worker touched CUDA")
 
 
@@ -270,6 +294,15 @@ def _hang_summary(ctx: Ctx) -> str:
     if not found and root in (hang.get("stacks") or {}):
         parts.append(f"main stuck at {stacklib.innermost(hang['stacks'][root], 3)}")
     return "; ".join(parts)
+
+
+def loader_error(ctx: Ctx) -> Optional[Probe]:
+    """An iteration failure no rule explains: the target failing for its own reasons."""
+    err = ctx.main.get("error")
+    if not err:
+        return None
+    return Probe("loader-error", ERROR, "iterating the loader failed: "
+                 + error_summary(err, ctx.main.get("worker_exitcodes")))
 
 
 def hang(ctx: Ctx) -> Optional[Probe]:

@@ -20,7 +20,7 @@ def traceback_summary(stderr: str) -> str:
     idx = stderr.rfind("Traceback (most recent call last):")
     if idx < 0:
         lines = [ln for ln in stderr.strip().splitlines() if ln.strip()]
-        return lines[-1][:400] if lines else ""
+        return lines[-1][:400] if lines else "(nothing on stderr)"
     block = stderr[idx:].splitlines()
     frames = [ln.strip() for ln in block if ln.strip().startswith("File ")]
     exc = ""
@@ -28,7 +28,7 @@ def traceback_summary(stderr: str) -> str:
         if ln and not ln.startswith(" ") and not ln.startswith("Traceback"):
             exc = ln.strip()
     where = frames[-1] if frames else ""
-    return f"{exc} ({where})" if where else exc
+    return (f"{exc} ({where})" if where else exc) or "(no traceback on stderr)"
 
 
 def _metrics(info: Dict[str, Any], facts: Dict[str, Any], workers: List[Dict[str, Any]],
@@ -60,8 +60,7 @@ def _metrics(info: Dict[str, Any], facts: Dict[str, Any], workers: List[Dict[str
     if main.get("warnings"):
         out["warnings"] = main["warnings"]
     if main.get("error"):
-        err = main["error"]
-        out["error"] = f"{err['type']}: {err['message'][:500]}"
+        out["error"] = judges.error_summary(main["error"], main.get("worker_exitcodes"))
         if main.get("worker_exitcodes"):
             out["worker_exitcodes"] = main["worker_exitcodes"]
     if "no_pin" in facts:
@@ -75,7 +74,7 @@ def build(result: RunResult) -> RunOutcome:
     evts = result.events
     run = RunOutcome(start_method=result.start_method, wall_s=result.wall_s)
     run.hygiene = {k: v for k, v in result.cleanup.items() if v}
-    run.hygiene["processes_killed_after_run"] = len(result.cleanup.get("killed", []))
+    run.hygiene["root_pid"] = result.root_pid
     loaders = {e["loader"]: e for e in evts if e.get("ev") == "loader" and e.get("pid") == _prober(evts)}
     probed = {e["loader"]: e for e in evts if e.get("ev") == "probe_result"}
     drives = {e["loader"]: e for e in evts if e.get("ev") == "drive"}
@@ -99,6 +98,10 @@ def build(result: RunResult) -> RunOutcome:
             probe = judge(ctx)
             if probe is not None:
                 lo.probes[probe.code] = probe
+        if not any(p.verdict == CONFIRMED for p in lo.probes.values()):
+            unexplained = judges.loader_error(ctx)
+            if unexplained is not None:
+                lo.probes[unexplained.code] = unexplained
         if this_hang:
             lo.metrics["hang"] = this_hang
             if not any(p.verdict == CONFIRMED for c, p in lo.probes.items() if c in ("DSL104", "DSL107")):

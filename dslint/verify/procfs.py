@@ -144,14 +144,33 @@ def same_open_file(pid1: int, fd1: int, pid2: int, fd2: int) -> Optional[bool]:
     return res == 0
 
 
+_subreaper = False
+
+
 def set_child_subreaper() -> bool:
-    """Become the reaper of orphaned descendants, so workers whose parent died are reaped
-    here (and counted) instead of lingering as zombies under PID 1."""
+    """Become the reaper of orphaned descendants: workers whose parent died, daemons that
+    left the session with setsid, double forks all become children of this process, so
+    they can be found, killed and reaped instead of lingering under PID 1."""
+    global _subreaper
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+        _subreaper = libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):
-        return False
+        _subreaper = False
+    return _subreaper
+
+
+def adopted_children() -> List[int]:
+    """Live children of this process, when it is a subreaper (else none are adopted)."""
+    if not _subreaper:
+        return []
+    me = os.getpid()
+    out = []
+    for pid in all_pids():
+        st = stat(pid)
+        if st and st.ppid == me and st.state not in ("Z", "X"):
+            out.append(pid)
+    return out
 
 
 def wchan(pid: int) -> str:

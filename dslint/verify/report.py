@@ -56,10 +56,12 @@ def _metric_lines(m: Dict[str, Any]) -> str:
 
 def write_text(report: Report, out: TextIO) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
-    console = Console(file=out, width=max(100, min(160, Console().width)), soft_wrap=False)
-    console.print(f"[bold]dslint verify[/bold] {report.target}")
+    width = Console().width if out.isatty() else 140
+    console = Console(file=out, width=max(100, min(180, width)), soft_wrap=False)
+    console.print(f"[bold]dslint verify[/bold] {escape(report.target)}")
     table = Table(show_lines=True, title="Findings")
     table.add_column("finding", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
@@ -71,7 +73,7 @@ def write_text(report: Report, out: TextIO) -> None:
         verdict = f"[{_STYLE[row.verdict]}]{_LABEL[row.verdict]}[/]"
         if row.start_methods:
             verdict += "\n" + ", ".join(row.start_methods)
-        table.add_row(where, verdict, row.evidence)
+        table.add_row(escape(where), verdict, escape(row.evidence))
     if report.rows:
         console.print(table)
     else:
@@ -84,19 +86,19 @@ def write_text(report: Report, out: TextIO) -> None:
     for run in report.runs:
         for lo in run.loaders:
             quiet = ", ".join(sorted(c for c, p in lo.probes.items() if p.verdict == NOT_REPRODUCED))
-            loaders.add_row(f"{_rel(lo.site.get('path', '?'))}:{lo.site.get('line')}", lo.start_method,
-                            _metric_lines(lo.metrics), quiet)
+            loaders.add_row(escape(f"{_rel(lo.site.get('path', '?'))}:{lo.site.get('line')}"), lo.start_method,
+                            escape(_metric_lines(lo.metrics)), quiet)
     if report.after is not None:
         for run in report.after.runs:
             for lo in run.loaders:
-                loaders.add_row(f"after fix: {_rel(lo.site.get('path', '?'))}:{lo.site.get('line')}",
-                                lo.start_method, _metric_lines(lo.metrics), "")
+                loaders.add_row(escape(f"after fix: {_rel(lo.site.get('path', '?'))}:{lo.site.get('line')}"),
+                                lo.start_method, escape(_metric_lines(lo.metrics)), "")
     if loaders.row_count:
         console.print(loaders)
     for note in report.notes:
-        console.print(f"[yellow]note:[/yellow] {note}", soft_wrap=True)
+        console.print(f"[yellow]note:[/yellow] {escape(note)}", soft_wrap=True)
     for err in report.errors:
-        console.print(f"[bold magenta]error:[/bold magenta] {err}", soft_wrap=True)
+        console.print(f"[bold magenta]error:[/bold magenta] {escape(err)}", soft_wrap=True)
     code = report.exit_code()
     summary = {0: "nothing confirmed", 1: "confirmed", 2: "verifier or target error"}[code]
     console.print(f"exit {code}: {summary}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
-from typing import Any, Callable, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Iterable, List, Optional, Sequence, Tuple
 
 from .model import LoaderOutcome
 
@@ -56,11 +56,16 @@ def project_files(loaders: Iterable[LoaderOutcome], extra: Sequence[str] = ()) -
     return out
 
 
-def lint(files: List[str]) -> List[Any]:
+def lint(files: List[str]) -> Tuple[List[Any], Optional[str]]:
+    """Findings in ``files``, and why there are none when the linter itself failed (the
+    runtime evidence is still worth reporting)."""
     lint_paths = linter()
     if lint_paths is None or not files:
-        return []
-    return list(lint_paths(files))
+        return [], None
+    try:
+        return list(lint_paths(files)), None
+    except Exception as exc:  # noqa: BLE001 - a linter bug must not hide the probes' results
+        return [], f"{type(exc).__name__}: {exc}"
 
 
 def loaders_for(finding: Any, loaders: Sequence[LoaderOutcome]) -> List[LoaderOutcome]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -153,16 +152,12 @@ def run(
     tracker = cleanup.Tracker(proc.pid)
     last_progress = time.monotonic()
     stopped_at: Optional[float] = None
-    next_scan = 0.0
     try:
         while True:
             now = time.monotonic()
             if reader.poll():
                 last_progress = now
-            if now >= next_scan:
-                tracker.scan()
-                tracker.add(e.get("pid") for e in reader.events[-50:] if isinstance(e.get("pid"), int))
-                next_scan = now + 0.3
+            tracker.scan()  # cheap (/proc/*/stat); remembers short-lived workers too
             if proc.poll() is not None:
                 break
             phase = _phase(reader.events)
@@ -187,6 +182,7 @@ def run(
         except subprocess.TimeoutExpired:
             result.returncode = None
         result.cleanup.update(cleanup.clean_shm(shm_before, tracker.seen))
+        result.cleanup["pids_seen"] = sorted(tracker.seen)
         result.wall_s = round(time.monotonic() - t0, 2)
         result.stdout_tail = _tail(out_path)
         result.stderr_tail = _tail(err_path)

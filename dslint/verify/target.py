@@ -46,7 +46,7 @@ class Target:
 
         def move(path: str) -> str:
             rel = os.path.relpath(path, old_root)
-            return path if rel.startswith("..") else os.path.join(new_root, rel)
+            return path if rel.startswith("..") else os.path.normpath(os.path.join(new_root, rel))
 
         spec = move(self.spec) if self.kind == "script" else self.spec
         return Target(self.kind, spec, list(self.args), move(self.cwd))

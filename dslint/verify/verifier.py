@@ -25,8 +25,11 @@ def verify(target: Target, opts: Options) -> Report:
         runs.append(outcome.build(result))
     loaders = [lo for run in runs for lo in run.loaders]
     lint_ran = static.linter() is not None
-    findings = static.lint(static.project_files(loaders, target.files())) if lint_ran else []
-    report = assemble.build(target.display, runs, findings, lint_ran)
+    findings, lint_error = static.lint(static.project_files(loaders, target.files())) if lint_ran else ([], None)
+    report = assemble.build(target.display, runs, findings, lint_ran and lint_error is None)
+    if lint_error:
+        report.notes.append(f"static findings unavailable (the linter failed: {lint_error}); "
+                            "showing what the probes confirmed, at each loader's site")
     if not lint_ran:
         report.notes.append("static findings unavailable (dslint.api.lint_paths not importable): "
                             "showing what the probes confirmed, at each loader's site")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 from .. import events
 from . import env
@@ -46,8 +46,10 @@ def call_site(loader: Any, depth: int = 2) -> Dict[str, Any]:
     frame = sys._getframe(depth)
     skip = _skip_dirs()
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        if not filename.startswith(skip) and frame.f_locals.get("self") is not loader:
+        raw = frame.f_code.co_filename
+        filename = os.path.abspath(raw)
+        internal = raw.startswith("<") or filename.startswith(skip)
+        if not internal and frame.f_locals.get("self") is not loader:
             break
         frame = frame.f_back
     if frame is None:
@@ -152,8 +154,3 @@ def _child_iter(loader: Any, orig_iter: Any) -> Any:
         events.emit("child_iter_error", site=site, exc_type=type(exc).__name__, message=str(exc)[:600])
         raise
 
-
-def site_key(site: Optional[Dict[str, Any]]) -> str:
-    if not site:
-        return "?"
-    return f"{site['path']}:{site['line']}"

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional
 
 from .. import events
 from . import env, handles, pull, transfer
-from .patch import call_site, site_key, state
+from .patch import call_site
 
 
 class Record:
@@ -34,6 +34,7 @@ _records: List[Record] = []
 _claimed: Optional[bool] = None
 _live_iters: List[Any] = []
 _atexit_set = False
+_failed: List[int] = []
 
 
 def _claim() -> bool:
@@ -157,6 +158,8 @@ def probe(rec: Record) -> None:
         facts["no_pin"] = pull.run(loader, rec.id, "no_pin", n, method, pin_memory=False)
         facts["transfer"] = transfer.probe(kept)
     facts["workers"] = _worker_events(rec.id)
+    if not ok:
+        _failed.append(rec.id)  # driving the script's loop would only fail again
     events.emit("probe_result", loader=rec.id, site=rec.site, info=info, facts=facts)
 
 
@@ -182,7 +185,7 @@ def on_iter(loader: Any, orig_iter: Any) -> Any:
     if rec.probed:
         return orig_iter(loader)
     run_pending()
-    if os.environ.get(env.DRIVE) == "1":
+    if os.environ.get(env.DRIVE) == "1" and not _failed:
         return _Driven(orig_iter(loader), rec, env.batches())
     stop("probed")
 

@@ -57,24 +57,31 @@ def _measure(tensors: List[Any]) -> Dict[str, Any]:
 
     gpu_copy_ms(pinned, True)  # warm-up: context, allocator
     a = torch.randn(2048, 2048, device=dev)
+    reps = 1
 
-    def kernel(reps: int) -> None:
-        for _ in range(reps):
+    def kernel(n: int = 0) -> None:
+        for _ in range(n or reps):
             a @ a
 
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    kernel(10)
-    end.record()
-    end.synchronize()
-    kernel_ms = start.elapsed_time(end)
+    def kernel_time() -> float:
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        kernel()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end)
+
+    kernel(3)  # warm-up: cuBLAS handles
+    one = max(kernel_time(), 1e-3)
+    reps = max(1, min(2000, int(2 * gpu_copy_ms(pinned, True) / one) + 1))  # compute ~2x the copy
+    kernel_ms = kernel_time()
 
     def host_blocked_ms(ts: List[Any], non_blocking: bool) -> Dict[str, float]:
         """GPU busy with a kernel; how long does the Python thread sit in .to()?"""
         torch.cuda.synchronize()
         t0 = time.perf_counter()
-        kernel(10)
+        kernel()
         t1 = time.perf_counter()
         for t in ts:
             t.to(dev, non_blocking=non_blocking)
@@ -89,7 +96,7 @@ def _measure(tensors: List[Any]) -> Dict[str, Any]:
         torch.cuda.synchronize()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        kernel(10)
+        kernel()
         with torch.cuda.stream(side):
             for t in ts:
                 t.to(dev, non_blocking=True)
@@ -117,6 +124,7 @@ def _measure(tensors: List[Any]) -> Dict[str, Any]:
         "gbps_pageable": round(nbytes / pageable_ms / 1e6, 2) if pageable_ms > 0 else None,
         "gbps_pinned": round(nbytes / pinned_ms / 1e6, 2) if pinned_ms > 0 else None,
         "kernel_ms": round(kernel_ms, 3),
+        "kernel_reps": reps,
         "to_blocking": blocking,
         "to_non_blocking": non_blocking,
         "side_stream_overlap": round(side_stream_overlap(pinned, pinned_ms), 3),
