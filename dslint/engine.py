@@ -7,6 +7,7 @@ worker processes and be cached; everything cross-file happens after, on summarie
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import sys
 import warnings
@@ -89,8 +90,17 @@ def analyze_source(path: str, source: SourceText, wanted=None) -> FileResult:
     return FileResult(path, summary=summary, parsed=True)
 
 
+def read_source(path: str):
+    """The text to lint: the file's, or for a notebook the joined Python of its code cells."""
+    if path.endswith(".ipynb"):
+        from . import notebook
+
+        return notebook.read(path)
+    return read(path)
+
+
 def analyze(path: str) -> Tuple[FileResult, Optional[SourceText]]:
-    source = read(path)
+    source = read_source(path)
     if isinstance(source, Unreadable):
         return FileResult(path, error=unparsable(path, source.reason, source.row, source.column)), None
     return analyze_source(path, source), source
@@ -100,7 +110,7 @@ def lazy_summary(path: str):
     """Summarise a file the pre-filter skipped, only if the index asks for it."""
 
     def compute() -> Optional[ModuleSummary]:
-        source = read(path)
+        source = read_source(path)
         if isinstance(source, Unreadable):
             return None
         return analyze_source(path, source, prefilter.aspects(source.raw) | {"classes"}).summary
@@ -112,7 +122,7 @@ def lazy_imports(path: str):
     """Modules a skipped file imports, read without parsing (for the import graph only)."""
 
     def compute() -> Tuple[str, ...]:
-        source = read(path)
+        source = read_source(path)
         if isinstance(source, Unreadable):
             return ()
         module, is_package = module_name(path)
@@ -143,14 +153,14 @@ def analyze_cached(path: str, cache: Optional[Cache]) -> FileResult:
         hit = cache.lookup_stat(path)
         if hit is not None:
             return hit
-    source = read(path)
+    source = read_source(path)
     if isinstance(source, Unreadable):
         return FileResult(path, error=unparsable(path, source.reason, source.row, source.column))
     digest = content_hash(source.raw)
     if cache is not None:
         hit = cache.lookup_hash(path, digest)
         if hit is not None:
-            cache.store(path, digest, hit)
+            cache.store(path, digest, hit)  # refresh the stat part of the key
             return hit
     result = analyze_source(path, source)
     result.digest = digest
@@ -177,7 +187,7 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
     for path, result in zip(todo, fresh):
         results[path] = result
         if cache is not None and result.digest:
-            cache.store(path, result.digest, result)
+            cache.store(path, result.digest, dataclasses.replace(result, parsed=False))
     return [results[path] for path in files]
 
 
@@ -188,7 +198,7 @@ def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int,
         for path in todo:
             out.append(analyze_cached(path, None))
             done += 1
-            if progress is not None and done % 50 == 0:
+            if progress is not None and (done % 50 == 0 or done == total):
                 progress(done, total)
         return out
     import concurrent.futures
@@ -208,21 +218,32 @@ def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int,
     return out
 
 
-def run(paths: Sequence[str], settings: Settings, progress=None) -> RunResult:
+def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = True) -> RunResult:
+    """Lint ``paths``; ``progress(done, total)`` is called as files are analysed.
+
+    Notebook findings come back with ``cell`` set and rows (fix edits included) relative
+    to that cell; ``cells=False`` keeps them in the rows of the joined text in
+    ``result.sources[path]``, which is what a fixer edits (see ``dslint.notebook``).
+    """
+    from .analysis.names import configure_trainer_entry_points  # issue 6: DSL101 trainer table
+
+    configure_trainer_entry_points(settings.trainer_entry_points)
     discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, settings.force_exclude)
     files = discovery.files(paths)
     result = RunResult(files=len(files))
     cache = Cache.open(settings.root, settings_key(settings)) if settings.cache else None
     results = analyze_all(files, settings.jobs, cache, progress)
-    result.parsed = sum(r.parsed for r in results)
+    result.parsed = sum(r.parsed for r in results)  # parsed by this run; cache hits say False
     codes = settings.enabled_codes()
     findings = check_summaries(results, codes)
     findings.extend(unparsable(path, reason) for path, reason in discovery.problems)
-    for path in sorted({f.path for f in findings if f.code != "DSL001"}):
-        source = read(path)
+    for path in sorted({f.path for f in findings if f.code != "DSL001" or f.path.endswith(".ipynb")}):
+        source = read_source(path)
         if isinstance(source, SourceText):
             result.sources[path] = source
     result.findings = filter_findings(findings, codes, settings, result.sources)
+    if any(path.endswith(".ipynb") for path in result.sources):
+        result.findings = notebook_findings(result.findings, result.sources, cells)
     if cache is not None:
         cache.save()
     return result
@@ -230,7 +251,7 @@ def run(paths: Sequence[str], settings: Settings, progress=None) -> RunResult:
 
 def settings_key(settings: Settings) -> str:
     """What per-file results depend on besides the file itself."""
-    return repr(sorted(settings.handle_constructors))
+    return repr(sorted(settings.handle_constructors)) + repr(sorted(settings.trainer_entry_points))
 
 
 def filter_findings(findings, codes, settings: Settings, sources: Dict[str, SourceText]) -> List[Finding]:
@@ -247,3 +268,44 @@ def filter_findings(findings, codes, settings: Settings, sources: Dict[str, Sour
                 continue
         kept.setdefault((item.path, item.location, item.code), item)
     return sorted(kept.values(), key=Finding.sort_key)
+
+
+# notebooks ------------------------------------------------------------------
+def notebook_findings(findings: Sequence[Finding], sources: Dict[str, SourceText], cells: bool = True) -> List[Finding]:
+    """Drop the rules that do not apply in notebooks; with ``cells``, map rows to cells."""
+    from dataclasses import replace
+
+    from .diagnostics import Edit, Fix
+    from .notebook import NOTEBOOK_EXEMPT
+
+    out: List[Finding] = []
+    for item in findings:
+        notebook = getattr(sources.get(item.path), "notebook", None)
+        if notebook is None:
+            out.append(item)
+            continue
+        if item.code in NOTEBOOK_EXEMPT:
+            continue
+        if not cells:
+            out.append(item)
+            continue
+
+        def at(location: Location) -> Tuple[Optional[int], Location]:
+            cell, row = notebook.to_cell(location.row)
+            return cell, Location(row, location.column)
+
+        cell, start = at(item.location)
+        _, end = at(item.end_location)
+        fix = item.fix
+        if fix is not None:
+            edits: Optional[list] = []
+            for edit in fix.edits:
+                (first, a), (last, b) = at(edit.location), at(edit.end_location)
+                if first != cell or last != cell:
+                    edits = None  # an edit reaching into another cell cannot be shown per cell
+                    break
+                edits.append(Edit(a, b, edit.content))
+            fix = None if edits is None else Fix(fix.message, fix.applicability, tuple(edits))
+        noqa_row = notebook.to_cell(item.noqa_row)[1] if item.noqa_row else None
+        out.append(replace(item, location=start, end_location=end, cell=cell, fix=fix, noqa_row=noqa_row))
+    return sorted(out, key=Finding.sort_key)
