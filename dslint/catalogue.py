@@ -70,6 +70,75 @@ _RULES = [
         severity="warning",
         fix="safe",
     ),
+    # the catalogue beyond the core six (issue 6)
+    Rule(
+        "DSL105",
+        "cuda-in-worker",
+        "CUDA work in code a DataLoader worker runs (`__getitem__`, `__iter__`, `collate_fn`, "
+        "`worker_init_fn`).",
+    ),
+    Rule(
+        "DSL106",
+        "start-method",
+        "`set_start_method` at module level outside the main guard, or called twice without "
+        "`force=True`.",
+    ),
+    Rule(
+        "DSL107",
+        "threads-in-forked-worker",
+        "More than one OpenMP/MKL thread requested in a forked DataLoader worker.",
+    ),
+    Rule(
+        "DSL202",
+        "prefetch-without-workers",
+        "`prefetch_factor` set while workers are zero raises ValueError.",
+        fix="safe",
+    ),
+    Rule(
+        "DSL203",
+        "sampler-conflict",
+        "`shuffle=True` with `sampler=`, or `batch_sampler=` with `batch_size`/`shuffle`/"
+        "`sampler`/`drop_last`, raises ValueError.",
+    ),
+    Rule(
+        "DSL302",
+        "workers-restart-each-epoch",
+        "A loader with workers is iterated once per epoch without `persistent_workers=True`.",
+        severity="warning",
+    ),
+    Rule(
+        "DSL303",
+        "synchronous-loading",
+        "A training loop (backward/step) is fed by a DataLoader with zero workers.",
+        severity="warning",
+        default=False,
+    ),
+    Rule(
+        "DSL401",
+        "iterable-unsharded",
+        "An IterableDataset that never consults `get_worker_info()` is used with workers: every "
+        "sample arrives once per worker.",
+    ),
+    Rule(
+        "DSL402",
+        "shared-rng",
+        "A random generator built before the workers start (or seeded with a constant per "
+        "worker) gives every worker the same draws.",
+    ),
+    Rule(
+        "DSL403",
+        "sampler-set-epoch",
+        "A shuffling `DistributedSampler` whose epoch loop never calls `set_epoch`.",
+        severity="warning",
+        fix="safe",
+    ),
+    Rule(
+        "DSL501",
+        "copy-on-read",
+        "A Dataset holding a Python list/dict of objects read in `__getitem__` by forked workers.",
+        severity="warning",
+        default=False,
+    ),
 ]
 
 RULES: Dict[str, Rule] = {rule.code: rule for rule in _RULES}

@@ -127,20 +127,31 @@ def run_check(args: argparse.Namespace) -> int:
     settings = settings_for(args)
     paths = args.paths or ["."]
     fixing = settings.fix or args.diff
-    if fixing:
-        from .fixes import apply as fix_apply
-
-        result, fixed = fix_apply.run(paths, settings, diff=args.diff, show_fixes=args.show_fixes)
-    else:
-        result, fixed = engine.run(paths, settings), 0
     fmt = args.output_format or "full"
+    human = fmt in ("full", "concise", "text")
+    from .fixes import apply as fix_apply
+
+    if fixing:
+        result, fixed = fix_apply.run(paths, settings, diff=args.diff, show_fixes=args.show_fixes,
+                                      out=sys.stdout if human else sys.stderr)
+    else:
+        from .progress import ProgressBar
+
+        with ProgressBar() as progress:  # on stderr, for a terminal and many files only
+            result = engine.run(paths, settings, progress=progress, cells=False)
+        result, fixed = fix_apply.in_cells(fix_apply.attach(result)), 0
+    if args.diff:
+        if not args.quiet:
+            noun = "error" if fixed == 1 else "errors"
+            print(f"Would fix {fixed} {noun}." if fixed else "No errors would be fixed.", file=sys.stderr)
+        if args.exit_zero:
+            return 0
+        return 1 if fixed else 0
     reporter = get(fmt)
     reporter(result.findings, sys.stdout, sources=result.sources, statistics=args.statistics,
              quiet=args.quiet, fixed=fixed)
     if args.exit_zero:
         return 0
-    if args.diff:
-        return 1 if fixed else 0
     return 1 if result.findings else 0
 
 
@@ -178,15 +189,17 @@ def run_rules(args: argparse.Namespace) -> int:
     if args.output_format == "json":
         print(json.dumps([_rule_dict(r) for r in rules], indent=2))
         return 0
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="dslint rules")
-    for column in ("code", "name", "default", "fix", "summary"):
-        table.add_column(column)
+    table = Table(title="dslint rules", box=box.SIMPLE_HEAD)
+    for column in ("code", "name", "default", "fix"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("summary", ratio=1)
     for rule in rules:
         table.add_row(rule.code, rule.name, "on" if rule.default else "off", rule.fix or "-", rule.summary)
-    Console().print(table)
+    Console(width=None if sys.stdout.isatty() else 120).print(table)  # a pipe gets whole lines
     return 0
 
 

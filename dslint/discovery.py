@@ -122,6 +122,18 @@ class Discovery:
     def excluded(self, path: str) -> bool:
         return _matches_any(path, self.root, self.exclude)
 
+    def excluded_with_parents(self, path: str) -> bool:
+        """For ``--force-exclude``: the file, or a folder it lies in (below the root),
+        matches an exclude pattern or a default exclude, as the walk would have skipped it."""
+        if self.excluded(path):
+            return True
+        folder = os.path.dirname(path)
+        while folder.startswith(self.root + os.sep):
+            if self.excluded(folder) or _matches_any(folder, self.root, DEFAULT_EXCLUDES):
+                return True
+            folder = os.path.dirname(folder)
+        return False
+
     def files(self, targets: Iterable[str]) -> List[str]:
         found: List[str] = []
         seen = set()
@@ -136,7 +148,7 @@ class Discovery:
                         seen.add(key)
                         found.append(path)
             else:
-                if self.force_exclude and self.excluded(os.path.abspath(target)):
+                if self.force_exclude and self.excluded_with_parents(os.path.abspath(target)):
                     continue
                 if not os.path.isfile(target):
                     reason = "broken symbolic link (dangling, or a loop)" if os.path.islink(target) else "not a regular file"

@@ -167,11 +167,17 @@ def analyze_cached(path: str, cache: Optional[Cache]) -> FileResult:
     return result
 
 
-def _analyze_chunk(paths: List[str]) -> List[FileResult]:
+def _analyze_chunk(paths: List[str], entry_points: Sequence[str] = ()) -> List[FileResult]:
+    """Worker-process entry: configuration travels as arguments (spawn-safe), not globals."""
+    from .analysis.names import configure_trainer_entry_points
+
+    configure_trainer_entry_points(entry_points)
     return [analyze_cached(path, None) for path in paths]
 
 
-def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache], progress=None) -> List[FileResult]:
+def analyze_all(
+    files: Sequence[str], jobs: Optional[int], cache: Optional[Cache], progress=None, entry_points: Sequence[str] = ()
+) -> List[FileResult]:
     """Per-file analysis, from the cache where possible, the rest in worker processes."""
     results: Dict[str, FileResult] = {}
     todo: List[str] = []
@@ -183,7 +189,7 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
             todo.append(path)
     if progress is not None:
         progress(len(results), len(files))
-    fresh = _analyze_parallel(todo, jobs, progress, len(results), len(files))
+    fresh = _analyze_parallel(todo, jobs, progress, len(results), len(files), tuple(entry_points))
     for path, result in zip(todo, fresh):
         results[path] = result
         if cache is not None and result.digest:
@@ -191,7 +197,9 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
     return [results[path] for path in files]
 
 
-def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int, total: int) -> List[FileResult]:
+def _analyze_parallel(
+    todo: List[str], jobs: Optional[int], progress, done: int, total: int, entry_points: Tuple[str, ...] = ()
+) -> List[FileResult]:
     jobs = jobs or os.cpu_count() or 1
     if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
         out = []
@@ -210,7 +218,7 @@ def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int,
     chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
     out: List[FileResult] = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        for part in pool.map(_analyze_chunk, chunks):
+        for part in pool.map(_analyze_chunk, chunks, [entry_points] * len(chunks)):
             out.extend(part)
             done += len(part)
             if progress is not None:
@@ -225,14 +233,14 @@ def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = T
     to that cell; ``cells=False`` keeps them in the rows of the joined text in
     ``result.sources[path]``, which is what a fixer edits (see ``dslint.notebook``).
     """
-    from .analysis.names import configure_trainer_entry_points  # issue 6: DSL101 trainer table
+    from .analysis.names import configure_trainer_entry_points  # DSL101's trainer table, in-process
 
     configure_trainer_entry_points(settings.trainer_entry_points)
     discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, settings.force_exclude)
     files = discovery.files(paths)
     result = RunResult(files=len(files))
     cache = Cache.open(settings.root, settings_key(settings)) if settings.cache else None
-    results = analyze_all(files, settings.jobs, cache, progress)
+    results = analyze_all(files, settings.jobs, cache, progress, settings.trainer_entry_points)
     result.parsed = sum(r.parsed for r in results)  # parsed by this run; cache hits say False
     codes = settings.enabled_codes()
     findings = check_summaries(results, codes)
@@ -251,7 +259,9 @@ def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = T
 
 def settings_key(settings: Settings) -> str:
     """What per-file results depend on besides the file itself."""
-    return repr(sorted(settings.handle_constructors)) + repr(sorted(settings.trainer_entry_points))
+    from .analysis.model import SCHEMA
+
+    return repr(sorted(settings.handle_constructors)) + repr(sorted(settings.trainer_entry_points)) + SCHEMA
 
 
 def filter_findings(findings, codes, settings: Settings, sources: Dict[str, SourceText]) -> List[Finding]:

@@ -18,7 +18,64 @@ LOADER_WORDS = (
 PROCESS_WORDS = (b"multiprocessing", b"ProcessPoolExecutor")
 HANDLE_WORDS = (b"VideoCapture", b"h5py", b"lmdb", b"sqlite3", b"tarfile", b"zipfile", b"truetype")
 
-ALL: FrozenSet[str] = frozenset({"loaders", "processes", "cv2", "handles", "classes", "throttle"})
+# Issue 6 (the catalogue beyond the core six): code workers run, set_start_method, trainers.
+WORKER_METHOD_WORDS = (b"__getitem__", b"__iter__")
+CUDA_THREAD_WORDS = (b"cuda", b"set_num_threads", b"threadpool_limits")
+RNG_WORDS = (b"default_rng", b"RandomState", b"Generator(", b"Random(")
+ITERABLE_WORDS = (b"IterableDataset", b"IterDataPipe")
+WORKER_FN_WORDS = (b"cuda", b"set_num_threads", b"seed", b"threadpool_limits", b"worker_info")
+
+ALL: FrozenSet[str] = frozenset(
+    {"loaders", "processes", "cv2", "handles", "classes", "throttle", "workercode", "startmethod", "trainer"}
+)
+_trainer_triggers: dict = {}
+
+
+def _trainer_words():
+    """((class bytes, ((package bytes, ".method(" bytes), ...)), ...) for the entry-point table."""
+    from .analysis.names import split_entry_point, trainer_entry_points
+
+    entries = trainer_entry_points()
+    if entries not in _trainer_triggers:
+        by_class: dict = {}
+        for entry in entries:
+            package, cls, method = split_entry_point(entry)
+            by_class.setdefault(cls.encode(), []).append((package.encode(), f".{method}(".encode()))
+        # scan a class name once: "YOLOWorld" is only looked for where "YOLO" was found
+        classes = sorted(by_class, key=len)
+        triggers = []
+        for cls in classes:
+            shorter = next((c for c in classes if len(c) < len(cls) and c in cls), None)
+            triggers.append((cls, shorter, tuple(by_class[cls])))
+        _trainer_triggers.clear()
+        _trainer_triggers[entries] = tuple(triggers)
+    return _trainer_triggers[entries]
+
+
+def _extra_aspects(raw: bytes, found: set, has_dataset: bool) -> None:
+    """Issue 6 aspects. Most files pay only the trainer scans: the rest is gated on words
+    already found (``Dataset``, the loader words, ``multiprocessing``)."""
+    if has_dataset or "loaders" in found:
+        has_getitem = b"__getitem__" in raw
+        has_iter = b"__iter__" in raw
+        in_worker_methods = has_getitem or has_iter
+        if (
+            (in_worker_methods and any(w in raw for w in CUDA_THREAD_WORDS))
+            or (in_worker_methods and any(w in raw for w in RNG_WORDS))
+            or (has_iter and any(w in raw for w in ITERABLE_WORDS))
+            or ("loaders" in found and (has_getitem or any(w in raw for w in WORKER_FN_WORDS)))
+        ):
+            found.add("workercode")
+    if "processes" in found and b"set_start_method" in raw:
+        found.add("startmethod")
+    absent = set()
+    for cls, shorter, pairs in _trainer_words():
+        if shorter in absent or cls not in raw:
+            absent.add(cls)
+            continue
+        if any(package in raw and method in raw for package, method in pairs):
+            found.update(("trainer", "processes"))
+            break
 
 
 def aspects(raw: bytes) -> FrozenSet[str]:
@@ -35,10 +92,12 @@ def aspects(raw: bytes) -> FrozenSet[str]:
     if any(word in raw for word in HANDLE_WORDS):
         found.add("handles")
         found.add("classes")
-    if b"Dataset" in raw and (b"lambda" in raw or b"open(" in raw):
+    has_dataset = b"Dataset" in raw
+    if has_dataset and (b"lambda" in raw or b"open(" in raw):
         found.add("classes")
         if b"open(" in raw:
             found.add("handles")
+    _extra_aspects(raw, found, has_dataset)
     return frozenset(found)
 
 

@@ -111,3 +111,95 @@ LOADER_HINT_KEYWORDS = frozenset(
 
 def is_dataset_base(qualname: str) -> bool:
     return qualname in DATASET_BASES or qualname.startswith(DATASET_PACKAGE_PREFIXES)
+
+
+# --- the catalogue beyond the core six (dslint.analysis.extra_facts) ----------------------
+
+# Training-library entry points that build DataLoaders with worker processes internally.
+# ``package.Class.method``: calling ``method`` on an instance made by ``Class(...)`` (or a
+# classmethod such as ``Class.from_cfg(...)``) starts loader workers. A class matches when
+# its resolved name starts with ``package.`` and ends with ``.Class`` (so
+# ``from ultralytics.models.yolo import YOLO`` matches ``ultralytics.YOLO``). Users extend
+# the table with ``trainer-entry-points`` in ``[tool.dslint]``.
+TRAINER_ENTRY_POINTS = (
+    "ultralytics.YOLO.train",
+    "ultralytics.YOLO.val",
+    "ultralytics.RTDETR.train",
+    "ultralytics.RTDETR.val",
+    "ultralytics.YOLOWorld.train",
+    "lightning.Trainer.fit",
+    "lightning.Trainer.validate",
+    "lightning.Trainer.test",
+    "lightning.Trainer.predict",
+    "pytorch_lightning.Trainer.fit",
+    "pytorch_lightning.Trainer.validate",
+    "pytorch_lightning.Trainer.test",
+    "pytorch_lightning.Trainer.predict",
+    "detectron2.DefaultTrainer.train",
+    "mmengine.Runner.train",
+    "mmengine.Runner.val",
+    "mmengine.Runner.test",
+)
+_extra_entry_points: tuple = ()
+
+
+def configure_trainer_entry_points(extra) -> None:
+    """Add the user's ``trainer-entry-points`` (validated: ``package.Class.method``)."""
+    global _extra_entry_points
+    _extra_entry_points = tuple(e for e in (extra or ()) if isinstance(e, str) and e.count(".") >= 2)
+
+
+def trainer_entry_points() -> tuple:
+    return TRAINER_ENTRY_POINTS + _extra_entry_points
+
+
+def split_entry_point(entry: str):
+    """``ultralytics.YOLO.train`` → ("ultralytics", "YOLO", "train")."""
+    head, method = entry.rsplit(".", 1)
+    package, _, cls = head.rpartition(".")
+    return package.split(".")[0], cls, method
+
+
+DISTRIBUTED_SAMPLERS = frozenset(
+    {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
+)
+
+# Random generator objects whose state a fork copies into every worker.
+RNG_CONSTRUCTORS = frozenset(
+    {
+        "numpy.random.default_rng",
+        "numpy.random.RandomState",
+        "numpy.random.Generator",
+        "numpy.random.mtrand.RandomState",
+        "random.Random",
+        "torch.Generator",
+        "torch._C.Generator",
+    }
+)
+# Seeding the process-global generators.
+GLOBAL_SEEDERS = frozenset(
+    {"numpy.random.seed", "random.seed", "torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed",
+     "torch.cuda.manual_seed_all"}
+)
+# Calls and attributes of a generator object that reseed it.
+RESEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "bit_generator"})
+
+# torch.cuda.* calls that do not create a CUDA context in the calling process.
+CUDA_QUERIES = frozenset(
+    {"is_available", "is_initialized", "device_count", "is_bf16_supported", "get_arch_list",
+     "_is_compiled", "is_built"}
+)
+
+# Calls that set a thread count for OpenMP/MKL in the calling process.
+THREAD_SETTERS = frozenset(
+    {"torch.set_num_threads", "mkl.set_num_threads", "faiss.omp_set_num_threads",
+     "threadpoolctl.threadpool_limits"}
+)
+
+# Names whose use in an IterableDataset's iteration path means it splits work by worker.
+SHARDING_NAMES = frozenset({"get_worker_info", "pytorch_worker_info", "split_by_worker", "worker_info"})
+
+START_METHOD_SETTERS = frozenset(
+    {"multiprocessing.set_start_method", "torch.multiprocessing.set_start_method",
+     "multiprocess.set_start_method"}
+)

@@ -134,6 +134,7 @@ class Summarizer:
             self._statements(tree)
         self._classes(tree)
         self._batch_moves()
+        from .extra_facts import collect; collect(self, tree)  # noqa: E702  facts of the catalogue beyond the core six
         return self.summary
 
     # imports and cv2 --------------------------------------------------------

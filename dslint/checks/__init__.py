@@ -13,12 +13,23 @@ from ..analysis.model import ModuleSummary
 from ..diagnostics import Finding
 from ..index import ProjectIndex
 from . import (
+    copy_on_read,
+    cuda_in_worker,
     cv2_threads,
+    iterable_unsharded,
     main_guard,
     persistent_without_workers,
     pin_without_non_blocking,
+    prefetch_without_workers,
+    sampler_conflict,
+    sampler_set_epoch,
     shared_handle,
+    shared_rng,
+    start_method,
+    synchronous_loading,
+    threads_in_forked_worker,
     unpicklable_callable,
+    workers_restart_each_epoch,
 )
 
 Check = Callable[[ModuleSummary, ProjectIndex], Iterable[Finding]]
@@ -30,4 +41,16 @@ CHECKS: Dict[str, Check] = {
     "DSL104": shared_handle.check,
     "DSL201": persistent_without_workers.check,
     "DSL301": pin_without_non_blocking.check,
+    # the catalogue beyond the core six (issue 6)
+    "DSL105": cuda_in_worker.check,
+    "DSL106": start_method.check,
+    "DSL107": threads_in_forked_worker.check,
+    "DSL202": prefetch_without_workers.check,
+    "DSL203": sampler_conflict.check,
+    "DSL302": workers_restart_each_epoch.check,
+    "DSL303": synchronous_loading.check,
+    "DSL401": iterable_unsharded.check,
+    "DSL402": shared_rng.check,
+    "DSL403": sampler_set_epoch.check,
+    "DSL501": copy_on_read.check,
 }

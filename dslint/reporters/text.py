@@ -25,6 +25,8 @@ def _frame(item: Finding, source: Optional[SourceText]) -> List[Text]:
     if source is None or item.code == "DSL001" and not source.lines:
         return []
     lines = source.lines
+    if item.cell is not None and hasattr(source, "cell_lines"):  # a notebook: the cell's own lines
+        lines = source.cell_lines(item.cell)
     if not lines or item.row > len(lines):
         return []
     first = max(1, item.row - CONTEXT)
@@ -77,16 +79,21 @@ def render(
     fixable = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
     unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "unsafe")
     if findings:
-        noun = "problem" if len(findings) == 1 else "problems"
-        line = f"Found {len(findings)} {noun}"
+        total = len(findings) + fixed
+        noun = "problem" if total == 1 else "problems"
+        line = f"Found {total} {noun}"
         if fixed:
-            line += f" ({fixed} fixed, {len(findings)} remaining)"
-        line += f" ({fixable} fixable with `--fix`)." if not fixed else "."
+            line += f" ({fixed} fixed, {len(findings)} remaining)."
+        else:
+            line += "."
         console.print(Text(line, style="bold"))
+        if fixable:
+            console.print(f"[*] {fixable} fixable with `--fix`.", markup=False)
         if unsafe:
-            console.print(f"{unsafe} more fixable with `--fix --unsafe-fixes`.")
+            console.print(f"{unsafe} more fixable with `--fix --unsafe-fixes`.", markup=False)
     elif fixed:
-        console.print(Text(f"Found {fixed} problems ({fixed} fixed, 0 remaining).", style="bold"))
+        noun = "problem" if fixed == 1 else "problems"
+        console.print(Text(f"Found {fixed} {noun} ({fixed} fixed, 0 remaining).", style="bold"))
     else:
         console.print(Text("All checks passed!", style="bold green"))
 

@@ -1,0 +1,1 @@
+"""Autofixes: LibCST codemods for the findings that have one (``dslint check --fix``)."""

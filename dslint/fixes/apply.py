@@ -1,0 +1,337 @@
+"""``--fix`` / ``--unsafe-fixes`` / ``--diff`` / ``--show-fixes``, and the fixes in reports.
+
+Per file: the findings that have a fix are planned against one LibCST tree (see
+``base``), all plans are applied in one transformer pass, and the result is written only
+if it compiles. Writes are atomic (a temporary file in the same folder, then
+``os.replace``) and keep the encoding (LibCST prints the bytes in the file's own encoding,
+BOM included), the newline style and the permissions. After writing, the paths are
+linted again until nothing more changes (at most ``MAX_ROUNDS`` times), and the findings
+that remain are returned.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Callable, Dict, List, Optional, Sequence, TextIO, Tuple
+
+from .. import catalogue, engine, prefilter
+from ..config import Settings
+from ..diagnostics import Edit, Finding, Fix, Location
+from ..sourcefile import SourceText, Unreadable, read
+from . import combine, dsl101, dsl102, dsl103, dsl104, dsl201, dsl202, dsl301, dsl403
+from .base import Decline, FileContext, FixPlan
+
+PLANNERS: Dict[str, Callable[[FileContext, Finding], FixPlan]] = {
+    "DSL101": dsl101.plan,
+    "DSL102": dsl102.plan,
+    "DSL103": dsl103.plan,
+    "DSL104": dsl104.plan,
+    "DSL201": dsl201.plan,
+    "DSL202": dsl202.plan,
+    "DSL301": dsl301.plan,
+    "DSL403": dsl403.plan,
+}
+MAX_ROUNDS = 4
+
+
+@dataclass
+class FilePlan:
+    """The fixes of one file: per finding its plan, and the text after each plan alone."""
+
+    path: str
+    source: SourceText
+    context: Optional[FileContext]
+    plans: Dict[int, FixPlan] = field(default_factory=dict)  # index in findings -> plan
+    findings: List[Finding] = field(default_factory=list)
+
+
+def _debug() -> bool:
+    return bool(os.environ.get("DSLINT_DEBUG"))
+
+
+def plan_file(path: str, source: SourceText, findings: Sequence[Finding]) -> FilePlan:
+    result = FilePlan(path, source, None, findings=list(findings))
+    wanted = [i for i, f in enumerate(findings) if f.code in PLANNERS]
+    if not wanted:
+        return result
+    try:
+        summary = engine.analyze_source(path, source, prefilter.ALL).summary
+        context = FileContext(path, source.raw, source.text, summary)
+    except Exception:  # a file LibCST cannot parse gets no fixes, never a crash
+        if _debug():
+            raise
+        return result
+    context.findings = list(findings)
+    result.context = context
+    for index in wanted:
+        item = findings[index]
+        try:
+            result.plans[index] = PLANNERS[item.code](context, item)
+        except Decline:
+            continue
+        except Exception:
+            if _debug():
+                raise
+            continue
+    return result
+
+
+def compiles(text: str, path: str) -> bool:
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+
+def render(context: FileContext, plans: Sequence[FixPlan]):
+    """(new module) with ``plans`` applied, or None when that fails or does not compile."""
+    try:
+        module = combine.apply(context.module, plans)
+    except Exception:
+        if _debug():
+            raise
+        return None
+    if not compiles(module.code, context.path):
+        return None
+    return module
+
+
+def unique(plans: Sequence[FixPlan]) -> List[FixPlan]:
+    seen, out = set(), []
+    for plan in plans:
+        if id(plan) not in seen:
+            seen.add(id(plan))
+            out.append(plan)
+    return out
+
+
+def combined(context: FileContext, plans: Sequence[FixPlan]):
+    """All ``plans`` in one pass; if that fails, the largest prefix-greedy subset that works."""
+    plans = unique(plans)
+    module = render(context, plans)
+    if module is not None:
+        return module, plans
+    kept: List[FixPlan] = []
+    module = None
+    for plan in plans:
+        trial = render(context, [*kept, plan])
+        if trial is not None:
+            kept.append(plan)
+            module = trial
+    return module, kept
+
+
+# edits for the reports -------------------------------------------------------------------
+def _offsets(text: str) -> List[int]:
+    starts, total = [0], 0
+    for line in text.splitlines(keepends=True):
+        total += len(line)
+        starts.append(total)
+    return starts
+
+
+def _location(starts: List[int], offset: int) -> Location:
+    import bisect
+
+    row = bisect.bisect_right(starts, offset) - 1
+    row = min(row, len(starts) - 1)
+    return Location(row + 1, offset - starts[row] + 1)
+
+
+def text_edits(old: str, new: str) -> Tuple[Edit, ...]:
+    """The changes from ``old`` to ``new`` as minimal edits (1-based rows and columns)."""
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    starts = _offsets(old)
+    edits: List[Edit] = []
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        before = "".join(a[i1:i2])
+        after = "".join(b[j1:j2])
+        prefix = 0
+        limit = min(len(before), len(after))
+        while prefix < limit and before[prefix] == after[prefix]:
+            prefix += 1
+        suffix = 0
+        while suffix < limit - prefix and before[len(before) - 1 - suffix] == after[len(after) - 1 - suffix]:
+            suffix += 1
+        start = starts[i1] + prefix
+        end = starts[i1] + len(before) - suffix
+        edits.append(Edit(_location(starts, start), _location(starts, end), after[prefix : len(after) - suffix]))
+    return tuple(edits)
+
+
+def with_fixes(file_plan: FilePlan) -> List[Finding]:
+    """The file's findings, each carrying its fix (applicability, message, edits)."""
+    findings = list(file_plan.findings)
+    context = file_plan.context
+    if context is None:
+        return findings
+    original = context.module.code
+    cache: Dict[int, Optional[Fix]] = {}
+    for index, plan in file_plan.plans.items():
+        if id(plan) not in cache:
+            module = render(context, [plan])
+            fix = None
+            if module is not None and module.code != original:
+                fix = Fix(plan.message, plan.applicability, text_edits(original, module.code))
+            cache[id(plan)] = fix
+        if cache[id(plan)] is not None:
+            findings[index] = replace(findings[index], fix=cache[id(plan)])
+    return findings
+
+
+def _by_path(findings: Sequence[Finding]) -> Dict[str, List[Finding]]:
+    grouped: Dict[str, List[Finding]] = {}
+    for item in findings:
+        if item.code in PLANNERS:
+            grouped.setdefault(item.path, []).append(item)
+    return grouped
+
+
+def attach(result: engine.RunResult) -> engine.RunResult:
+    """Give every fixable finding of ``result`` its fix (for JSON and the summary line)."""
+    grouped = _by_path(result.findings)
+    if not grouped:
+        return result
+    fixed: Dict[Tuple[str, Location, str], Finding] = {}
+    for path, findings in grouped.items():
+        source = result.sources.get(path) or read(path)
+        if isinstance(source, Unreadable):
+            continue
+        for item in with_fixes(plan_file(path, source, findings)):
+            fixed[(item.path, item.location, item.code)] = item
+    result.findings = [fixed.get((f.path, f.location, f.code), f) for f in result.findings]
+    return result
+
+
+# writing ---------------------------------------------------------------------------------
+def write_atomic(path: str, data: bytes, expected: bytes) -> bool:
+    """Replace ``path``'s bytes with ``data`` unless the file changed since it was read."""
+    target = os.path.realpath(path)
+    try:
+        with open(target, "rb") as handle:
+            if handle.read() != expected:
+                return False
+        mode = os.stat(target).st_mode & 0o7777
+    except OSError:
+        return False
+    folder = os.path.dirname(target) or "."
+    fd, temp = tempfile.mkstemp(prefix=".dslint-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except OSError:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        return False
+    return True
+
+
+def _write(path: str, source: SourceText, module) -> bool:
+    if getattr(source, "notebook", None) is not None:  # the joined cells of a .ipynb
+        from ..notebook import write_fixed
+
+        return write_fixed(source, module.code)
+    return write_atomic(path, module.bytes, source.raw)
+
+
+def in_cells(result: engine.RunResult) -> engine.RunResult:
+    """Notebook findings (read with ``cells=False``) in the rows of their cells."""
+    result.findings = engine.notebook_findings(result.findings, result.sources)
+    return result
+
+
+def _allowed(plan: FixPlan, settings: Settings) -> bool:
+    return plan.applicability == "safe" or (plan.applicability == "unsafe" and settings.unsafe_fixes)
+
+
+def fix_round(result: engine.RunResult, settings: Settings, write: bool):
+    """Fix every file of ``result`` once: {path: (old text, new text, Counter of codes)}."""
+    changes: Dict[str, Tuple[str, str, Counter]] = {}
+    for path, findings in _by_path(result.findings).items():
+        source = result.sources.get(path) or read(path)
+        if isinstance(source, Unreadable):
+            continue
+        file_plan = plan_file(path, source, findings)
+        context = file_plan.context
+        if context is None:
+            continue
+        chosen = [(i, p) for i, p in file_plan.plans.items() if _allowed(p, settings)]
+        if not chosen:
+            continue
+        module, applied = combined(context, [p for _, p in chosen])
+        if module is None or module.code == context.module.code:
+            continue
+        applied_ids = {id(p) for p in applied}
+        codes = Counter(findings[i].code for i, p in chosen if id(p) in applied_ids)
+        if write and not _write(path, source, module):
+            print(f"dslint: warning: {path} changed while fixing; left as it is", file=sys.stderr)
+            continue
+        changes[path] = (context.module.code, module.code, codes)
+    return changes
+
+
+def print_diff(changes: Dict[str, Tuple[str, str, Counter]], out: TextIO) -> None:
+    for path in sorted(changes):
+        old, new, _ = changes[path]
+        lines = difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=path, tofile=path
+        )
+        for line in lines:
+            out.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+
+
+def print_fixes(applied: Dict[str, Counter], out: TextIO, verb: str = "Fixed") -> None:
+    total = sum(sum(c.values()) for c in applied.values())
+    if not total:
+        return
+    noun = "error" if total == 1 else "errors"
+    out.write(f"{verb} {total} {noun}:\n")
+    for path in sorted(applied):
+        out.write(f"- {path}:\n")
+        for code, count in sorted(applied[path].items()):
+            rule = catalogue.RULES.get(code)
+            out.write(f"    {count} × {code} ({rule.name if rule else code})\n")
+
+
+def run(paths: Sequence[str], settings: Settings, diff: bool = False, show_fixes: bool = False,
+        out: Optional[TextIO] = None) -> Tuple[engine.RunResult, int]:
+    """Fix (or, with ``diff``, show the fixes of) ``paths``: (remaining findings, number fixed)."""
+    out = out or sys.stdout
+    result = engine.run(paths, settings, cells=False)
+    applied: Dict[str, Counter] = {}
+    if diff:
+        changes = fix_round(result, settings, write=False)
+        print_diff(changes, sys.stdout)
+        for path, (_, _, codes) in changes.items():
+            applied[path] = codes
+        fixed = sum(sum(c.values()) for c in applied.values())
+        if show_fixes:
+            print_fixes(applied, sys.stderr, "Would fix")
+        return in_cells(attach(result)), fixed
+    for _ in range(MAX_ROUNDS):
+        changes = fix_round(result, settings, write=True)
+        if not changes:
+            break
+        for path, (_, _, codes) in changes.items():
+            applied.setdefault(path, Counter()).update(codes)
+        result = engine.run(paths, settings, cells=False)
+    fixed = sum(sum(c.values()) for c in applied.values())
+    if show_fixes:
+        print_fixes(applied, out)
+    return in_cells(attach(result)), fixed

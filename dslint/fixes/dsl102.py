@@ -1,0 +1,375 @@
+"""DSL102: hoist a lambda or nested ``def`` handed to workers to a module-level ``def``.
+
+- A lambda becomes ``def <role>(<params>): return <body>`` (role: ``collate_fn``,
+  ``worker_init_fn``, ``transform``; a fresh name when taken), inserted before the
+  module-level statement that contained it; the lambda is replaced by the name.
+- A nested ``def`` moves, unchanged, before the module-level statement that contained it.
+- Safe when the callable reads no variable of an enclosing function. Otherwise unsafe: the
+  hoisted function takes those variables as extra parameters and the hand-over point
+  passes ``functools.partial(<name>, var=var, ...)`` (``import functools`` added when
+  missing).
+
+Not offered for nested classes, for ``self.x = lambda`` stored by a dataset, when a name
+the callable reads cannot be seen at module level, or when a hoisted ``def`` would take a
+name the module already binds.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from ..analysis.model import CallableArg
+from ..diagnostics import Finding
+from .base import (
+    BUILTIN_NAMES,
+    Decline,
+    FileContext,
+    FixPlan,
+    blank_lines,
+    docstring_count,
+    finding_span,
+    split_leading,
+    with_blank_prefix,
+)
+
+CODE = "DSL102"
+ROLE_NAMES = {"collate_fn": "collate_fn", "worker_init_fn": "worker_init_fn"}
+
+
+def _callable(ctx: FileContext, item: Finding) -> CallableArg:
+    span = finding_span(item)
+    summary = ctx.summary
+    if summary is None:
+        raise Decline("no summary")
+    for site in summary.loaders:
+        for arg in site.callables:
+            if arg.span == span:
+                return arg
+    raise Decline("not a hand-over point (stored by the dataset, or unknown)")
+
+
+def module_bound_names(tree: ast.Module) -> Set[str]:
+    """Names bound at module level (also inside module-level if/try/with/for blocks)."""
+    bound: Set[str] = set()
+    stack: List[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        stack.extend(ast.iter_child_nodes(node))
+    return bound
+
+
+def _names_bound_inside(node: ast.AST) -> Set[str]:
+    bound: Set[str] = set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            bound.add(child.id)
+        elif isinstance(child, ast.arg):
+            bound.add(child.arg)
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and child is not node:
+            bound.add(child.name)
+        elif isinstance(child, ast.alias):
+            bound.add((child.asname or child.name).split(".")[0])
+        elif isinstance(child, ast.ExceptHandler) and child.name:
+            bound.add(child.name)
+    return bound
+
+
+def _check_reads(ctx: FileContext, node: ast.AST, free: Sequence[str], own_name: Optional[str]) -> None:
+    """Every name the callable reads must be its own, free (bound by partial), or global."""
+    loaded = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    visible = _names_bound_inside(node) | set(free) | module_bound_names(ctx.tree) | BUILTIN_NAMES
+    visible |= {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__"}
+    if own_name:
+        visible.add(own_name)
+    missing = loaded - visible
+    if missing:
+        raise Decline(f"reads {sorted(missing)} which module level cannot see")
+
+
+def _ast_node(ctx: FileContext, kind, row: int, col: int) -> ast.AST:
+    for node in ast.walk(ctx.tree):
+        if isinstance(node, kind) and node.lineno == row and ctx_col(ctx, node) == col:
+            return node
+    raise Decline("ast node not found")
+
+
+def ctx_col(ctx: FileContext, node: ast.AST) -> int:
+    line = ctx.text.splitlines()[node.lineno - 1] if node.lineno <= len(ctx.text.splitlines()) else ""
+    return len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1
+
+
+def add_params(params: cst.Parameters, names: Sequence[str]) -> cst.Parameters:
+    if not names:
+        return params
+    new = [cst.Param(cst.Name(n)) for n in names]
+    has_star = isinstance(params.star_arg, (cst.Param, cst.ParamStar))
+    defaults = any(p.default is not None for p in (*params.posonly_params, *params.params))
+    if has_star or defaults:
+        star = params.star_arg if has_star else cst.ParamStar()
+        return params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, *new])
+    plain = list(params.params)
+    if plain and isinstance(plain[-1].comma, cst.Comma) and params.star_kwarg is None:
+        plain[-1] = plain[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return params.with_changes(params=[*plain, *new])
+
+
+def _partial_call(func: str, name: str, free: Sequence[str]) -> cst.Call:
+    args = [
+        cst.Arg(
+            keyword=cst.Name(v),
+            value=cst.Name(v),
+            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+        )
+        for v in free
+    ]
+    return cst.Call(func=cst.parse_expression(func), args=[cst.Arg(cst.Name(name)), *args])
+
+
+def functools_partial(ctx: FileContext, fix: FixPlan, container: cst.BaseStatement) -> str:
+    """How to spell ``functools.partial`` here, planning ``import functools`` when needed."""
+    for node in ctx.tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "functools":
+                    return f"{alias.asname or 'functools'}.partial"
+        if isinstance(node, ast.ImportFrom) and node.module == "functools" and not node.level:
+            for alias in node.names:
+                if alias.name == "partial":
+                    return alias.asname or "partial"
+    if "functools" in module_bound_names(ctx.tree):
+        raise Decline("the name functools is taken")
+    body = ctx.module.body
+    first_import = None
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+        ):
+            if not any(
+                isinstance(s, cst.ImportFrom) and isinstance(s.module, cst.Name) and s.module.value == "__future__"
+                for s in stmt.body
+            ):
+                first_import = stmt
+                break
+    module = ctx.module
+
+    def build():
+        return [cst.parse_statement("import functools\n", config=module.config_for_parsing)]
+
+    if first_import is not None:
+        fix.requires[("import", "functools")] = ("before", first_import, build)
+    else:
+        start = docstring_count(body)
+        while start < len(body) and _is_future(body[start]):
+            start += 1
+        if start:
+            fix.requires[("import", "functools")] = ("after", body[start - 1], build)
+        else:
+            fix.requires[("import", "functools")] = ("before", body[0], build)
+    return "functools.partial"
+
+
+def _is_future(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(s, cst.ImportFrom) and isinstance(s.module, cst.Name) and s.module.value == "__future__"
+        for s in stmt.body
+    )
+
+
+def _enclosing_bound(ctx: FileContext, target: ast.AST) -> Set[str]:
+    """Names bound by the functions (and class bodies) around ``target``."""
+    names: Set[str] = set()
+
+    def visit(node: ast.AST, chain: List[ast.AST]) -> bool:
+        if node is target:
+            for scope in chain:
+                names.update(_names_bound_inside(scope))
+            return True
+        inner = chain + [node] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) else chain
+        return any(visit(child, inner) for child in ast.iter_child_nodes(node))
+
+    visit(ctx.tree, [])
+    return names
+
+
+def fresh_name(ctx: FileContext, base: str, target: ast.AST) -> str:
+    taken = module_bound_names(ctx.tree) | _enclosing_bound(ctx, target) | ctx.reserved | BUILTIN_NAMES
+    name, number = base, 2
+    while name in taken:
+        name, number = f"{base}_{number}", number + 1
+    ctx.reserved.add(name)
+    return name
+
+
+def _hoist_prefix(ctx: FileContext, container: cst.BaseStatement) -> int:
+    count = ctx.hoists.get(id(container), 0)
+    ctx.hoists[id(container)] = count + 1
+    if ctx.top_index(container) > 0 or count:
+        return 2
+    return len(split_leading(container.leading_lines)[0])
+
+
+def plan(ctx: FileContext, item: Finding) -> FixPlan:
+    arg = _callable(ctx, item)
+    if arg.kind == "lambda":
+        return _plan_lambda(ctx, arg)
+    if arg.kind == "nested function":
+        return _plan_def(ctx, arg)
+    raise Decline("nested classes need a hand-written change")
+
+
+def _plan_lambda(ctx: FileContext, arg: CallableArg) -> FixPlan:
+    where = arg.definition if arg.name != "<lambda>" and arg.definition is not None else arg.span
+    node = ctx.node_for(where, cst.Lambda)
+    key = (CODE, id(node))
+    if key in ctx.plans:
+        return ctx.plans[key]
+    tree_node = _ast_node(ctx, ast.Lambda, where.row, where.col)
+    free = tuple(arg.free_vars)
+    _check_reads(ctx, tree_node, free, None)
+    container = ctx.top_statement(node)
+    name = fresh_name(ctx, ROLE_NAMES.get(arg.role, "transform"), tree_node)
+    fix = FixPlan(CODE, f"Hoist the lambda to a module-level `def {name}`", "unsafe" if free else "safe", key=key)
+    ctx.plans[key] = fix
+    partial = functools_partial(ctx, fix, container) if free else None
+    prefix = _hoist_prefix(ctx, container)
+    captured = {}
+
+    def replace(updated: cst.Lambda) -> cst.BaseExpression:
+        captured["lambda"] = updated
+        if partial:
+            return _partial_call(partial, name, free)
+        return cst.Name(name)
+
+    def build() -> List[cst.BaseStatement]:
+        updated = captured["lambda"]
+        body = updated.body
+        if "\n" in cst.Module([]).code_for_node(body) and not body.lpar:
+            body = body.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        params = add_params(updated.params, free)
+        return [
+            cst.FunctionDef(
+                name=cst.Name(name),
+                params=params,
+                body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[cst.Return(value=body)])]),
+                leading_lines=blank_lines(prefix),
+            )
+        ]
+
+    fix.on_node(node, replace)
+    fix.insert_before(container, build)
+    fix.on_stmt(container, _separate)
+    return fix
+
+
+def _separate(core: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
+    return [with_blank_prefix(core[0], 2), *core[1:]] if core else core
+
+
+def _enclosing_function(ctx: FileContext, node: cst.CSTNode) -> cst.FunctionDef:
+    for parent in ctx.ancestors(node):
+        if isinstance(parent, cst.FunctionDef):
+            return parent
+    raise Decline("not inside a function")
+
+
+def _bindings_in_function(func: ast.AST, name: str) -> int:
+    count = 0
+    stack = list(ast.iter_child_nodes(func))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            count += node.name == name
+            stack.extend(node.decorator_list)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            count += 1
+        elif isinstance(node, ast.arg) and node.arg == name:
+            count += 1
+        elif isinstance(node, ast.alias) and (node.asname or node.name).split(".")[0] == name:
+            count += 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            count += 2
+        stack.extend(ast.iter_child_nodes(node))
+    return count
+
+
+def _references_in_function(func: ast.AST, name: str) -> int:
+    return sum(1 for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load))
+
+
+def _plan_def(ctx: FileContext, arg: CallableArg) -> FixPlan:
+    if arg.definition is None:
+        raise Decline("no definition")
+    name_node = ctx.node_for(arg.definition, cst.Name)
+    definition = ctx.parent(name_node)
+    if not isinstance(definition, cst.FunctionDef) or definition.name is not name_node:
+        raise Decline("not a def")
+    key = (CODE, id(definition))
+    if key in ctx.plans:
+        return ctx.plans[key]
+    block = ctx.parent(definition)
+    if not isinstance(block, cst.IndentedBlock):
+        raise Decline("def in a one-line suite")
+    outer = _enclosing_function(ctx, definition)
+    name = arg.name
+    if name in module_bound_names(ctx.tree) or name in BUILTIN_NAMES or name in ctx.reserved:
+        raise Decline("the module already binds that name")
+    outer_ast = _ast_def(ctx, outer)
+    def_ast = _ast_def(ctx, definition)
+    if _bindings_in_function(outer_ast, name) != 1:
+        raise Decline("the enclosing function binds that name more than once")
+    free = tuple(arg.free_vars)
+    _check_reads(ctx, def_ast, free, name)
+    if free and _references_in_function(outer_ast, name) != 1:
+        raise Decline("the nested def is used elsewhere in its function")
+    handover = ctx.node_for(arg.span, cst.Name) if free else None
+    container = ctx.top_statement(definition)
+    ctx.reserved.add(name)
+    fix = FixPlan(CODE, f"Move `{name}` to module level", "unsafe" if free else "safe", key=key)
+    ctx.plans[key] = fix
+    partial = functools_partial(ctx, fix, container) if free else None
+    prefix = _hoist_prefix(ctx, container)
+    captured = {}
+
+    def take(core: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
+        captured["def"] = core[0] if core else definition
+        return []
+
+    def build() -> List[cst.BaseStatement]:
+        hoisted = captured.get("def", definition)
+        if isinstance(hoisted, cst.FunctionDef):
+            hoisted = hoisted.with_changes(params=add_params(hoisted.params, free))
+        _, comments = split_leading(hoisted.leading_lines)
+        return [hoisted.with_changes(leading_lines=[*blank_lines(prefix), *comments])]
+
+    fix.on_stmt(definition, take)
+    if handover is not None:
+        fix.on_node(handover, lambda updated: _partial_call(partial, name, free))
+    fix.insert_before(container, build)
+    fix.on_stmt(container, _separate)
+    return fix
+
+
+def _ast_def(ctx: FileContext, node: cst.FunctionDef) -> ast.AST:
+    row = ctx.row_of(node.name)
+    name = node.name.value
+    for item in ast.walk(ctx.tree):
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name and item.lineno == row:
+            return item
+    raise Decline("ast def not found")

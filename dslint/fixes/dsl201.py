@@ -1,0 +1,89 @@
+"""DSL201 (safe): ``persistent_workers=True`` with zero workers.
+
+``num_workers`` absent: remove the argument with its separating comma.
+``num_workers=<expr>`` in the same call: ``persistent_workers=<expr> > 0`` (``<expr>``
+copied from the call, parenthesised when it is not atomic).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from ..analysis.names import LOADER_POSITIONAL
+from ..diagnostics import Finding
+from .base import Decline, FileContext, FixPlan, finding_span
+
+CODE = "DSL201"
+ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+
+
+def _site(ctx: FileContext, item: Finding):
+    span = finding_span(item)
+    for site in ctx.summary.loaders if ctx.summary else ():
+        keyword = site.keywords.get("persistent_workers")
+        if keyword is not None and keyword.span == span:
+            return site
+    raise Decline("no loader site for this keyword")
+
+
+def _workers_arg(call: cst.Call, known_loader: bool) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "num_workers":
+            return arg
+    if known_loader:
+        index = LOADER_POSITIONAL.index("num_workers")
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) > index:
+            return positional[index]
+    return None
+
+
+def _compare(value: cst.BaseExpression) -> cst.Comparison:
+    if not isinstance(value, ATOMIC) and not value.lpar:
+        value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Comparison(
+        left=value,
+        comparisons=[cst.ComparisonTarget(operator=cst.GreaterThan(), comparator=cst.Integer("0"))],
+    )
+
+
+def plan(ctx: FileContext, item: Finding) -> FixPlan:
+    site = _site(ctx, item)
+    arg = ctx.node_for(finding_span(item), cst.Arg)
+    if arg.keyword is None or arg.keyword.value != "persistent_workers":
+        raise Decline("not a persistent_workers keyword")
+    call = ctx.parent(arg)
+    if not isinstance(call, cst.Call):
+        raise Decline("keyword outside a call")
+    if any(a.star == "**" for a in call.args):
+        raise Decline("keywords splatted into the call")
+    workers = _workers_arg(call, site.known_loader)
+    if workers is None and site.workers_source is not None:
+        raise Decline("num_workers given outside this call")
+    index = next(i for i, a in enumerate(call.args) if a is arg)
+    fix = FixPlan(CODE, "", "safe", key=(CODE, id(arg)))
+    if workers is None:
+        fix.message = "Remove `persistent_workers=...`"
+
+        def drop(updated: cst.Call) -> cst.Call:
+            args = list(updated.args)
+            removed = args.pop(index)
+            if index == len(args) and args:  # the last argument: its comma moves back one
+                args[-1] = args[-1].with_changes(comma=removed.comma)
+            return updated.with_changes(args=args)
+
+        fix.on_node(call, drop)
+    else:
+        workers_index = next(i for i, a in enumerate(call.args) if a is workers)
+        fix.message = f"Use `persistent_workers={ctx.code(workers.value).strip()} > 0`"
+
+        def tie(updated: cst.Call) -> cst.Call:
+            args = list(updated.args)
+            value = args[workers_index].value.deep_clone()
+            args[index] = args[index].with_changes(value=_compare(value))
+            return updated.with_changes(args=args)
+
+        fix.on_node(call, tie)
+    return fix

@@ -1,0 +1,74 @@
+"""DSL202 (safe): ``prefetch_factor`` with zero workers.
+
+``num_workers`` absent: remove the argument with its separating comma (as DSL201 does).
+``num_workers=<expr>`` in the same call: ``prefetch_factor=<value> if <expr> > 0 else None``.
+A conditional that tests the workers itself and picks a value for zero is left to the
+author (which branch was meant is not clear).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..diagnostics import Finding
+from .base import Decline, FileContext, FixPlan, finding_span
+from .dsl201 import ATOMIC, _compare, _workers_arg
+
+CODE = "DSL202"
+
+
+def _site(ctx: FileContext, item: Finding):
+    span = finding_span(item)
+    for site in ctx.summary.loaders if ctx.summary else ():
+        keyword = site.keywords.get("prefetch_factor")
+        if keyword is not None and keyword.span == span:
+            return site
+    raise Decline("no loader site for this keyword")
+
+
+def _parenthesised(value: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(value, ATOMIC) or value.lpar:
+        return value
+    return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def plan(ctx: FileContext, item: Finding) -> FixPlan:
+    site = _site(ctx, item)
+    if getattr(site, "prefetch_when_zero", "value") == "tested-value":
+        raise Decline("the expression picks a value for zero workers itself")
+    arg = ctx.node_for(finding_span(item), cst.Arg)
+    if arg.keyword is None or arg.keyword.value != "prefetch_factor":
+        raise Decline("not a prefetch_factor keyword")
+    call = ctx.parent(arg)
+    if not isinstance(call, cst.Call) or any(a.star == "**" for a in call.args):
+        raise Decline("keyword outside a plain call")
+    workers = _workers_arg(call, site.known_loader)
+    if workers is None and site.workers_source is not None:
+        raise Decline("num_workers given outside this call")
+    index = next(i for i, a in enumerate(call.args) if a is arg)
+    fix = FixPlan(CODE, "", "safe", key=(CODE, id(arg)))
+    if workers is None:
+        fix.message = "Remove `prefetch_factor=...`"
+
+        def drop(updated: cst.Call) -> cst.Call:
+            args = list(updated.args)
+            removed = args.pop(index)
+            if index == len(args) and args:
+                args[-1] = args[-1].with_changes(comma=removed.comma)
+            return updated.with_changes(args=args)
+
+        fix.on_node(call, drop)
+        return fix
+    workers_index = next(i for i, a in enumerate(call.args) if a is workers)
+    fix.message = f"Use `prefetch_factor=... if {ctx.code(workers.value).strip()} > 0 else None`"
+
+    def conditional(updated: cst.Call) -> cst.Call:
+        args = list(updated.args)
+        value = _parenthesised(args[index].value.deep_clone())
+        test = _compare(args[workers_index].value.deep_clone())
+        new = cst.IfExp(test=test, body=value, orelse=cst.Name("None"))
+        args[index] = args[index].with_changes(value=new)
+        return updated.with_changes(args=args)
+
+    fix.on_node(call, conditional)
+    return fix

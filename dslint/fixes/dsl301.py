@@ -1,0 +1,47 @@
+"""DSL301 (safe): add ``non_blocking=True`` to a batch's ``.to(...)`` / ``.cuda()``."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..diagnostics import Finding
+from .base import Decline, FileContext, FixPlan, finding_span
+
+CODE = "DSL301"
+
+
+def _keyword() -> cst.Arg:
+    return cst.Arg(
+        keyword=cst.Name("non_blocking"),
+        value=cst.Name("True"),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+
+
+def add_non_blocking(call: cst.Call) -> cst.Call:
+    args = list(call.args)
+    for index, arg in enumerate(args):
+        if arg.keyword is not None and arg.keyword.value == "non_blocking":
+            args[index] = arg.with_changes(value=cst.Name("True"))
+            return call.with_changes(args=args)
+    new = _keyword()
+    if args:
+        last = args[-1]
+        if isinstance(last.comma, cst.Comma):  # a trailing comma stays last
+            new = new.with_changes(comma=last.comma)
+        args[-1] = last.with_changes(
+            comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(" "))
+        )
+    args.append(new)
+    return call.with_changes(args=args)
+
+
+def plan(ctx: FileContext, item: Finding) -> FixPlan:
+    call = ctx.node_for(finding_span(item), cst.Call)
+    if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ("to", "cuda"):
+        raise Decline("not a .to/.cuda call")
+    if any(a.star for a in call.args):
+        raise Decline("splatted arguments")
+    fix = FixPlan(CODE, "Add `non_blocking=True`", "safe", key=(CODE, id(call)))
+    fix.on_node(call, add_non_blocking)
+    return fix

@@ -1,0 +1,320 @@
+"""``--fix``, ``--unsafe-fixes``, ``--diff``, ``--show-fixes`` and fixes in JSON, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from dslint import rule_pages
+
+from .conftest import FIXTURES, RULES, lint_json, run_cli
+
+FIXABLE = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL201", "DSL202", "DSL301", "DSL403")
+
+
+def _page_cases():
+    for page in sorted(RULES.glob("DSL*.md")):
+        if page.stem not in FIXABLE:
+            continue
+        examples = rule_pages.examples(page.read_text(encoding="utf-8"))
+        for number, example in enumerate(examples):
+            if example["kind"] != "bad":
+                continue
+            following = examples[number + 1] if number + 1 < len(examples) else None
+            fixed = following["code"] if following and following["kind"] == "fixed" else None
+            yield pytest.param(page.stem, example["code"], fixed, id=f"{page.stem}-{number + 1}")
+
+
+def _fix(*args: str, cwd) -> subprocess.CompletedProcess:
+    return run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", *args, cwd=cwd)
+
+
+@pytest.mark.parametrize("code,bad,fixed", list(_page_cases()))
+def test_rule_page_example_fixes(code, bad, fixed, tmp_path):
+    path = tmp_path / "example.py"
+    path.write_text(bad, encoding="utf-8")
+    first = _fix("--select", code, "example.py", cwd=tmp_path)
+    assert first.returncode in (0, 1), first.stderr
+    after = path.read_text(encoding="utf-8")
+    compile(after, str(path), "exec")
+    if fixed is not None:
+        assert after == fixed, f"{code}: the fix of the bad example differs from the page's fixed example"
+        assert first.returncode == 0, first.stdout
+    # second run: nothing changes, and what remains has no fix to offer
+    second = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "--select", code,
+                     "--output-format", "json", "example.py", cwd=tmp_path)
+    assert path.read_text(encoding="utf-8") == after
+    remaining = json.loads(second.stdout)
+    assert all(f["fix"] is None for f in remaining), remaining
+    if fixed is not None:
+        assert [f["code"] for f in remaining] == []
+
+
+def _copy_hazard_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "hazard_repo"
+    shutil.copytree(FIXTURES / "hazard_repo", repo)
+    return repo
+
+
+def _snapshot(repo: Path):
+    return {p.relative_to(repo).as_posix(): p.read_bytes() for p in sorted(repo.rglob("*.py"))}
+
+
+@pytest.fixture(scope="module")
+def fixed_hazard_repo(tmp_path_factory):
+    repo = _copy_hazard_repo(tmp_path_factory.mktemp("fixed"))
+    result = _fix("--show-fixes", ".", cwd=repo)
+    assert result.returncode in (0, 1), result.stderr
+    return repo, result
+
+
+def test_hazard_repo_fix_leaves_nothing_fixable(fixed_hazard_repo):
+    repo, result = fixed_hazard_repo
+    assert "Fixed " in result.stdout and "× DSL201 (persistent-without-workers)" in result.stdout
+    assert "fixed," in result.stdout and "remaining" in result.stdout
+    for path in repo.rglob("*.py"):
+        compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    remaining = lint_json(".", cwd=repo)
+    assert [f for f in remaining if f["fix"] is not None] == []
+    assert not {f["code"] for f in remaining} & set(FIXABLE), remaining
+    before = _snapshot(repo)
+    again = _fix(".", cwd=repo)
+    assert again.returncode in (0, 1), again.stderr
+    assert _snapshot(repo) == before, "a second --fix changed files"
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_fixed_train_script_runs(fixed_hazard_repo, method, tmp_path):
+    repo, _ = fixed_hazard_repo
+    driver = tmp_path / "drive.py"
+    driver.write_text(
+        textwrap.dedent(
+            f"""
+            import runpy, sys
+            import torch.multiprocessing as mp
+            mp.set_start_method({method!r}, force=True)
+            sys.path.insert(0, {str(repo)!r})
+            sys.argv = ["train.py", "--epochs", "1", "--batch-size", "8"]
+            runpy.run_path({str(repo / 'train.py')!r}, run_name="__main__")
+            """
+        ),
+        encoding="utf-8",
+    )
+    result = subprocess.run([sys.executable, str(driver)], cwd=repo, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "epoch 0: loss" in result.stdout
+    assert "frames flagged as defective" in result.stdout
+
+
+def test_diff_prints_and_writes_nothing(tmp_path):
+    repo = _copy_hazard_repo(tmp_path)
+    before = _snapshot(repo)
+    result = run_cli("check", "--no-cache", "--diff", ".", cwd=repo)
+    assert result.returncode == 1
+    assert "--- train.py" in result.stdout and "+++ train.py" in result.stdout
+    assert "+            images = images.to(device, non_blocking=True)" in result.stdout
+    assert "Would fix" in result.stderr
+    assert '+if __name__ == "__main__":' not in result.stdout  # unsafe fixes need --unsafe-fixes
+    assert _snapshot(repo) == before
+    unsafe = run_cli("check", "--no-cache", "--diff", "--unsafe-fixes", ".", cwd=repo)
+    assert '+if __name__ == "__main__":' in unsafe.stdout
+    assert _snapshot(repo) == before
+    clean = run_cli("check", "--no-cache", "--diff", str(FIXTURES / "clean_repo"), cwd=repo)
+    assert clean.returncode == 0 and clean.stdout == ""
+
+
+def _apply_edits(text: str, edits) -> str:
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(loc):
+        return starts[loc["row"] - 1] + loc["column"] - 1
+
+    for edit in sorted(edits, key=lambda e: (e["location"]["row"], e["location"]["column"]), reverse=True):
+        text = text[: offset(edit["location"])] + edit["content"] + text[offset(edit["end_location"]) :]
+    return text
+
+
+@pytest.mark.parametrize("code", ["DSL201", "DSL101", "DSL102"])
+def test_json_carries_fix_edits_that_reproduce_the_fix(code, tmp_path):
+    examples = rule_pages.examples(rule_pages.page(code))
+    bad = next(e["code"] for e, n in zip(examples, examples[1:]) if e["kind"] == "bad" and n["kind"] == "fixed")
+    fixed = next(n["code"] for e, n in zip(examples, examples[1:]) if e["kind"] == "bad" and n["kind"] == "fixed")
+    (tmp_path / "example.py").write_text(bad, encoding="utf-8")
+    findings = lint_json("--select", code, "example.py", cwd=tmp_path)
+    assert findings and findings[0]["fix"] is not None
+    fix = findings[0]["fix"]
+    assert fix["applicability"] == ("unsafe" if code == "DSL101" else "safe")
+    assert fix["message"] and fix["edits"]
+    assert _apply_edits(bad, fix["edits"]) == fixed
+    assert (tmp_path / "example.py").read_text(encoding="utf-8") == bad  # reporting writes nothing
+
+
+def test_text_summary_counts_fixable(tmp_path):
+    repo = _copy_hazard_repo(tmp_path)
+    result = run_cli("check", "--no-cache", ".", cwd=repo)
+    assert "fixable with `--fix`" in result.stdout
+    assert "more fixable with `--fix --unsafe-fixes`" in result.stdout
+
+
+def test_config_fix_true(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.dslint]\nfix = true\n", encoding="utf-8")
+    source = textwrap.dedent(
+        """\
+        from torch.utils.data import DataLoader
+
+
+        def make(ds):
+            return DataLoader(ds, batch_size=4, persistent_workers=True)
+        """
+    )
+    (tmp_path / "loaders.py").write_text(source, encoding="utf-8")
+    result = run_cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert "DataLoader(ds, batch_size=4)" in (tmp_path / "loaders.py").read_text(encoding="utf-8")
+    assert "1 fixed, 0 remaining" in result.stdout
+
+
+def test_encoding_newlines_permissions_and_untouched_bytes(tmp_path):
+    source = (
+        "# -*- coding: latin-1 -*-\r\n"
+        "from torch.utils.data import DataLoader  # caf\xe9\r\n"
+        "\r\n"
+        "\r\n"
+        "def make(ds, n):\r\n"
+        "    # un commentaire \xe0 garder\r\n"
+        "    return DataLoader(ds,   batch_size=4,\r\n"
+        "                      num_workers=0,  persistent_workers=True)  # fin\r\n"
+    )
+    path = tmp_path / "latin.py"
+    path.write_bytes(source.encode("latin-1"))
+    os.chmod(path, 0o751)
+    result = _fix("latin.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    expected = source.replace("persistent_workers=True", "persistent_workers=0 > 0")
+    assert path.read_bytes() == expected.encode("latin-1")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o751
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dslint-")]
+
+
+def test_several_fixes_in_one_file_compose(tmp_path):
+    source = textwrap.dedent(
+        '''\
+        """A notebook-style script."""
+        import sys
+
+        import torch
+        from torch.utils.data import DataLoader, Dataset, TensorDataset
+
+        SCALE = 2.0
+        offset = float(len(sys.argv))  # read by the dataset
+
+
+        class Shifted(Dataset):
+            def __init__(self, base):
+                self.base = base
+
+            def __len__(self):
+                return len(self.base)
+
+            def __getitem__(self, index):
+                return self.base[index][0] + offset
+
+
+        data = Shifted(TensorDataset(torch.randn(32, 4)))
+        loader = DataLoader(data, batch_size=8, num_workers=2, pin_memory=True,
+                            collate_fn=lambda b: torch.stack(b) * SCALE)
+        device = torch.device("cpu")
+        for batch in loader:
+            batch = batch.to(device)
+            print(tuple(batch.shape))
+        '''
+    )
+    path = tmp_path / "script.py"
+    path.write_text(source, encoding="utf-8")
+    result = _fix("--show-fixes", "script.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    after = path.read_text(encoding="utf-8")
+    assert "def collate_fn(b):\n    return torch.stack(b) * SCALE\n" in after
+    assert "batch.to(device, non_blocking=True)" in after
+    assert 'if __name__ == "__main__":\n    main()\n' in after
+    assert after.startswith(source.split("\n\n\nclass")[0])  # untouched head, offset stays global
+    assert "    " + "\n" not in after.replace("    \n    ", "")  # no whitespace-only lines
+    run = subprocess.run(
+        [sys.executable, "-c",
+         "import runpy, torch.multiprocessing as mp; mp.set_start_method('spawn', force=True); "
+         "runpy.run_path('script.py', run_name='__main__')"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.count("(8, 4)") == 4
+    again = _fix("script.py", cwd=tmp_path)
+    assert path.read_text(encoding="utf-8") == after and again.returncode == 0
+
+
+def test_dsl102_closure_is_unsafe_and_uses_partial(tmp_path):
+    source = textwrap.dedent(
+        """\
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+
+
+        def main(pad=0):
+            collate_fn = None
+            loader = DataLoader(TensorDataset(torch.zeros(4)), num_workers=2,
+                                collate_fn=lambda batch: [pad for _ in batch])
+            return loader, collate_fn
+        """
+    )
+    path = tmp_path / "closure.py"
+    path.write_text(source, encoding="utf-8")
+    safe_only = run_cli("check", "--no-cache", "--fix", "closure.py", cwd=tmp_path)
+    assert path.read_text(encoding="utf-8") == source
+    assert "1 more fixable with `--fix --unsafe-fixes`" in safe_only.stdout
+    _fix("closure.py", cwd=tmp_path)
+    after = path.read_text(encoding="utf-8")
+    assert after.startswith("import functools\nimport torch\n")
+    assert "def collate_fn_2(batch, pad):\n    return [pad for _ in batch]\n" in after
+    assert "collate_fn=functools.partial(collate_fn_2, pad=pad))" in after
+    namespace = {}
+    exec(compile(after, "closure.py", "exec"), namespace)
+    loader, _ = namespace["main"](pad=7)
+    import pickle
+
+    assert pickle.loads(pickle.dumps(loader.collate_fn.keywords)) == {"pad": 7}
+
+
+def test_unparseable_result_is_never_written(tmp_path):
+    import libcst as cst
+
+    from dslint.fixes import apply, base
+
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\n", encoding="utf-8")
+    context = base.FileContext(str(path), path.read_bytes(), "x = 1\n", None)
+    plan = base.FixPlan("DSL000", "break it", "safe")
+    plan.on_stmt(context.module.body[0], lambda core: [cst.parse_statement("return 1\n")])
+    assert apply.render(context, [plan]) is None
+    module, kept = apply.combined(context, [plan])
+    assert module is None and kept == []
+
+
+def test_text_edits_are_minimal():
+    from dslint.fixes.apply import text_edits
+
+    edits = text_edits("a = f(x, y=True)\nb = 2\n", "a = f(x)\nb = 2\n")
+    assert len(edits) == 1
+    edit = edits[0]
+    assert (edit.location.row, edit.location.column) == (1, 8)
+    assert (edit.end_location.row, edit.end_location.column) == (1, 16)
+    assert edit.content == ""
