@@ -16,7 +16,7 @@ from ..analysis.values import describe
 from ..diagnostics import Finding
 from ..index import ProjectIndex
 from .base import finding
-from .worker_code import fork_started, function_uses, where, with_workers
+from .worker_code import forked_function_hazards, fork_started, where, with_workers
 
 CODE = "DSL105"
 ERROR = "`RuntimeError: Cannot re-initialize CUDA in forked subprocess`"
@@ -38,21 +38,12 @@ def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
             f"workers ({describe(site.workers)} workers, loader at {where(site, module, summary)}): forked workers "
             f"fail with {ERROR}; return CPU tensors and move the batch in the training loop",
         )
-    uses_by_function = None
-    for function in summary.functions.values():
-        if function.cuda_work is None:
-            continue
-        if uses_by_function is None:
-            uses_by_function = function_uses(index)
-        uses = [(r, s, m) for r, s, m in uses_by_function.get(id(function), ()) if with_workers(s) and fork_started(s, m)]
-        if not uses:
-            continue
-        role, site, module = uses[0]
+    for function, work, role, site, module in forked_function_hazards(summary, index, "cuda_work"):
         yield finding(
             CODE,
             summary.path,
-            function.cuda_work.span,
-            f"CUDA work ({function.cuda_work.what}) in `{function.name}`, the `{role}` of a DataLoader "
+            work.span,
+            f"CUDA work ({work.what}) in `{function.name}`, the `{role}` of a DataLoader "
             f"with {describe(site.workers)} workers ({where(site, module, summary)}): forked workers fail with "
             f"{ERROR}; move the batch to the GPU in the training loop",
         )

@@ -12,7 +12,7 @@ from ..analysis.model import ModuleSummary
 from ..diagnostics import Finding
 from ..index import ProjectIndex
 from .base import finding
-from .worker_code import fork_started, function_uses, where, with_workers
+from .worker_code import forked_function_hazards, fork_started, where, with_workers
 
 CODE = "DSL107"
 HINT = "keep one thread per worker (torch's default in workers) or start workers with spawn/forkserver"
@@ -32,20 +32,11 @@ def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
             f"{facts.thread_setting.what} in dataset `{facts.name}` runs in forked DataLoader workers "
             f"(loader at {where(*uses[0], summary)}); after the parent used OpenMP this hangs in libgomp: {HINT}",
         )
-    table = None
-    for function in summary.functions.values():
-        if function.thread_setting is None:
-            continue
-        if table is None:
-            table = function_uses(index)
-        uses = [(r, s, m) for r, s, m in table.get(id(function), ()) if with_workers(s) and fork_started(s, m)]
-        if not uses:
-            continue
-        role, site, module = uses[0]
+    for function, setting, role, site, module in forked_function_hazards(summary, index, "thread_setting"):
         yield finding(
             CODE,
             summary.path,
-            function.thread_setting.span,
-            f"{function.thread_setting.what} in `{function.name}`, the `{role}` of a fork-started DataLoader "
+            setting.span,
+            f"{setting.what} in `{function.name}`, the `{role}` of a fork-started DataLoader "
             f"({where(site, module, summary)}); after the parent used OpenMP this hangs in libgomp: {HINT}",
         )

@@ -40,6 +40,19 @@ def function_uses(index: ProjectIndex) -> Dict[int, List[Use]]:
     return _memo(index, "functions", build)
 
 
+def forked_function_hazards(summary: ModuleSummary, index: ProjectIndex, attr: str):
+    """(function, its hazard, role, site, module) for each function of ``summary`` whose
+    ``attr`` hazard runs in a fork-started loader with workers (first such use)."""
+    for function in summary.functions.values():
+        hazard = getattr(function, attr)
+        if hazard is None:
+            continue
+        for role, site, module in function_uses(index).get(id(function), ()):
+            if with_workers(site) and fork_started(site, module):
+                yield function, hazard, role, site, module
+                break
+
+
 def where(site: LoaderSite, module: ModuleSummary, here: ModuleSummary) -> str:
     """``line 12`` for a loader in the same file, ``train.py:12`` for one elsewhere."""
     if module.path == here.path:

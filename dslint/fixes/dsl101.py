@@ -23,7 +23,7 @@ statements follow an existing main guard.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Sequence, Set
+from typing import List, Sequence, Set
 
 import libcst as cst
 

@@ -17,7 +17,7 @@ name the module already binds.
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import List, Optional, Sequence, Set
 
 import libcst as cst
 

@@ -19,13 +19,27 @@ CODE = "DSL201"
 ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
 
 
-def _site(ctx: FileContext, item: Finding):
+def site_of_keyword(ctx: FileContext, item: Finding, name: str):
+    """The loader site whose ``name=`` keyword is where ``item`` was reported."""
     span = finding_span(item)
     for site in ctx.summary.loaders if ctx.summary else ():
-        keyword = site.keywords.get("persistent_workers")
+        keyword = site.keywords.get(name)
         if keyword is not None and keyword.span == span:
             return site
     raise Decline("no loader site for this keyword")
+
+
+def dropping(index: int):
+    """A node op removing argument ``index`` of a call, keeping the commas right."""
+
+    def drop(updated: cst.Call) -> cst.Call:
+        args = list(updated.args)
+        removed = args.pop(index)
+        if index == len(args) and args:  # the last argument: its comma moves back one
+            args[-1] = args[-1].with_changes(comma=removed.comma)
+        return updated.with_changes(args=args)
+
+    return drop
 
 
 def _workers_arg(call: cst.Call, known_loader: bool) -> Optional[cst.Arg]:
@@ -50,7 +64,7 @@ def _compare(value: cst.BaseExpression) -> cst.Comparison:
 
 
 def plan(ctx: FileContext, item: Finding) -> FixPlan:
-    site = _site(ctx, item)
+    site = site_of_keyword(ctx, item, "persistent_workers")
     arg = ctx.node_for(finding_span(item), cst.Arg)
     if arg.keyword is None or arg.keyword.value != "persistent_workers":
         raise Decline("not a persistent_workers keyword")
@@ -66,15 +80,7 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     fix = FixPlan(CODE, "", "safe", key=(CODE, id(arg)))
     if workers is None:
         fix.message = "Remove `persistent_workers=...`"
-
-        def drop(updated: cst.Call) -> cst.Call:
-            args = list(updated.args)
-            removed = args.pop(index)
-            if index == len(args) and args:  # the last argument: its comma moves back one
-                args[-1] = args[-1].with_changes(comma=removed.comma)
-            return updated.with_changes(args=args)
-
-        fix.on_node(call, drop)
+        fix.on_node(call, dropping(index))
     else:
         workers_index = next(i for i, a in enumerate(call.args) if a is workers)
         fix.message = f"Use `persistent_workers={ctx.code(workers.value).strip()} > 0`"

@@ -12,18 +12,9 @@ import libcst as cst
 
 from ..diagnostics import Finding
 from .base import Decline, FileContext, FixPlan, finding_span
-from .dsl201 import ATOMIC, _compare, _workers_arg
+from .dsl201 import ATOMIC, _compare, _workers_arg, dropping, site_of_keyword
 
 CODE = "DSL202"
-
-
-def _site(ctx: FileContext, item: Finding):
-    span = finding_span(item)
-    for site in ctx.summary.loaders if ctx.summary else ():
-        keyword = site.keywords.get("prefetch_factor")
-        if keyword is not None and keyword.span == span:
-            return site
-    raise Decline("no loader site for this keyword")
 
 
 def _parenthesised(value: cst.BaseExpression) -> cst.BaseExpression:
@@ -33,7 +24,7 @@ def _parenthesised(value: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def plan(ctx: FileContext, item: Finding) -> FixPlan:
-    site = _site(ctx, item)
+    site = site_of_keyword(ctx, item, "prefetch_factor")
     if getattr(site, "prefetch_when_zero", "value") == "tested-value":
         raise Decline("the expression picks a value for zero workers itself")
     arg = ctx.node_for(finding_span(item), cst.Arg)
@@ -49,15 +40,7 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     fix = FixPlan(CODE, "", "safe", key=(CODE, id(arg)))
     if workers is None:
         fix.message = "Remove `prefetch_factor=...`"
-
-        def drop(updated: cst.Call) -> cst.Call:
-            args = list(updated.args)
-            removed = args.pop(index)
-            if index == len(args) and args:
-                args[-1] = args[-1].with_changes(comma=removed.comma)
-            return updated.with_changes(args=args)
-
-        fix.on_node(call, drop)
+        fix.on_node(call, dropping(index))
         return fix
     workers_index = next(i for i, a in enumerate(call.args) if a is workers)
     fix.message = f"Use `prefetch_factor=... if {ctx.code(workers.value).strip()} > 0 else None`"
