@@ -36,6 +36,16 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place that makes a finding true (where a default lives, where a loader is built)."""
+
+    path: str
+    location: Location
+    end_location: Location
+    message: str
+
+
+@dataclass(frozen=True)
 class Finding:
     """One problem in one file.
 
@@ -50,7 +60,7 @@ class Finding:
     fix: Optional[Fix] = None
     cell: Optional[int] = None
     noqa_row: Optional[int] = None
-    related: Tuple[str, ...] = field(default=())
+    related: Tuple[Related, ...] = field(default=())
 
     @property
     def row(self) -> int:

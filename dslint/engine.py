@@ -1,7 +1,8 @@
-"""The pipeline: discover → read → parse → summarise → index → check → filter.
+"""The pipeline: discover → read → pre-filter → parse → summarise → project → check → filter.
 
-Per-file work (``analyze``) is a pure function of the file's bytes, so it can run in
-worker processes and be cached; everything cross-file happens after, on summaries.
+Per-file work (``analyze``) is a pure function of the file's bytes, so it runs in worker
+processes and is cached; everything cross-file happens after, in the semantic model
+(``dslint.model``) built from the summaries.
 """
 
 from __future__ import annotations
@@ -12,18 +13,17 @@ import os
 import sys
 import warnings
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from . import noqa, prefilter
-from .analysis.model import ModuleSummary
-from .analysis.summarize import summarize
+from .analysis.extract import extract
+from .analysis.summary import ModuleSummary
 from .cache import Cache, content_hash
-from .checks import CHECKS
 from .config import Settings
 from .diagnostics import Finding, Location
-from .discovery import Discovery, module_name
-from .index import ProjectIndex
+from .discovery import Discovery
 from .sourcefile import SourceText, Unreadable, decode, read
+
 
 @dataclass
 class FileResult:
@@ -32,6 +32,8 @@ class FileResult:
     error: Optional[Finding] = None
     parsed: bool = False
     digest: str = ""
+    tier: str = prefilter.SKIP
+    imports: Tuple[str, ...] = ()
 
 
 PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
@@ -71,23 +73,34 @@ def parse(source: SourceText):
         return Unreadable(source.path, str(exc))
 
 
-def analyze_source(path: str, source: SourceText, wanted=None) -> FileResult:
-    wanted = prefilter.aspects(source.raw) if wanted is None else wanted
-    if not wanted:
-        return FileResult(path)
+def summarise(path: str, source: SourceText) -> FileResult:
+    """Parse and summarise one file (a syntax error is a DSL001 finding, not an exception)."""
     tree = parse(source)
     if isinstance(tree, Unreadable):
         return FileResult(path, error=unparsable(path, tree.reason, tree.row, tree.column), parsed=True)
-    module, is_package = module_name(path)
     old_limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(old_limit, 10000))
-        summary = summarize(path, source.text, tree, module, is_package, wanted)
+        summary = extract(path, source.text, tree)
     except RecursionError:
         return FileResult(path, error=unparsable(path, "too deeply nested to analyse"), parsed=True)
     finally:
         sys.setrecursionlimit(old_limit)
     return FileResult(path, summary=summary, parsed=True)
+
+
+def analyze_source(path: str, source: SourceText, force: bool = False, words: Tuple[bytes, ...] = ()) -> FileResult:
+    """A seed file is summarised; any other only has its imports read (``force``: summarise anyway).
+    ``words``: more seed words (the project's own trainer classes)."""
+    tier = prefilter.tier(source.raw, words)
+    imports = prefilter.imported_modules(source.text) if tier != prefilter.SKIP or force else ()
+    if tier == prefilter.SEED or force:
+        result = summarise(path, source)
+    else:
+        result = FileResult(path)
+    result.tier = tier
+    result.imports = imports
+    return result
 
 
 def read_source(path: str):
@@ -99,59 +112,18 @@ def read_source(path: str):
     return read(path)
 
 
-def analyze(path: str) -> Tuple[FileResult, Optional[SourceText]]:
+def analyze(path: str, force: bool = False) -> Tuple[FileResult, Optional[SourceText]]:
     source = read_source(path)
     if isinstance(source, Unreadable):
         return FileResult(path, error=unparsable(path, source.reason, source.row, source.column)), None
-    return analyze_source(path, source), source
+    return analyze_source(path, source, force), source
 
 
-def lazy_summary(path: str):
-    """Summarise a file the pre-filter skipped, only if the index asks for it."""
-
-    def compute() -> Optional[ModuleSummary]:
-        source = read_source(path)
-        if isinstance(source, Unreadable):
-            return None
-        return analyze_source(path, source, prefilter.aspects(source.raw) | {"classes"}).summary
-
-    return compute
-
-
-def lazy_imports(path: str):
-    """Modules a skipped file imports, read without parsing (for the import graph only)."""
-
-    def compute() -> Tuple[str, ...]:
-        source = read_source(path)
-        if isinstance(source, Unreadable):
-            return ()
-        module, is_package = module_name(path)
-        return prefilter.imported_modules(source.text, module, is_package)
-
-    return compute
-
-
-def check_summaries(results: Sequence[FileResult], codes: Sequence[str]) -> List[Finding]:
-    summaries = [r.summary for r in results if r.summary is not None]
-    skipped = [(module_name(r.path)[0], r.path) for r in results if r.summary is None and r.error is None]
-    index = ProjectIndex(
-        summaries,
-        {module: lazy_summary(path) for module, path in skipped},
-        {module: lazy_imports(path) for module, path in skipped},
-    )
-    findings: List[Finding] = [r.error for r in results if r.error is not None]
-    checks = [CHECKS[code] for code in codes if code in CHECKS]
-    for summary in summaries:
-        for check in checks:
-            findings.extend(check(summary, index))
-    return findings
-
-
-def analyze_cached(path: str, cache: Optional[Cache]) -> FileResult:
+def analyze_cached(path: str, cache: Optional[Cache], force: bool = False, words: Tuple[bytes, ...] = ()) -> FileResult:
     """analyze(), reusing the cached result of an unchanged file."""
     if cache is not None:
         hit = cache.lookup_stat(path)
-        if hit is not None:
+        if hit is not None and (hit.summary is not None or hit.error is not None or not force):
             return hit
     source = read_source(path)
     if isinstance(source, Unreadable):
@@ -159,52 +131,51 @@ def analyze_cached(path: str, cache: Optional[Cache]) -> FileResult:
     digest = content_hash(source.raw)
     if cache is not None:
         hit = cache.lookup_hash(path, digest)
-        if hit is not None:
+        if hit is not None and (hit.summary is not None or hit.error is not None or not force):
             cache.store(path, digest, hit)  # refresh the stat part of the key
             return hit
-    result = analyze_source(path, source)
+    result = analyze_source(path, source, force, words)
     result.digest = digest
     return result
 
 
-def _analyze_chunk(paths: List[str], entry_points: Sequence[str] = ()) -> List[FileResult]:
-    """Worker-process entry: configuration travels as arguments (spawn-safe), not globals."""
-    from .analysis.names import configure_trainer_entry_points
-
-    configure_trainer_entry_points(entry_points)
-    return [analyze_cached(path, None) for path in paths]
+def _analyze_chunk(paths: List[str], force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
+    """Worker-process entry: pure function of the files (settings travel as arguments)."""
+    return [analyze_cached(path, None, force, words) for path in paths]
 
 
-def analyze_all(
-    files: Sequence[str], jobs: Optional[int], cache: Optional[Cache], progress=None, entry_points: Sequence[str] = ()
-) -> List[FileResult]:
+def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache], progress=None,
+                force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
     """Per-file analysis, from the cache where possible, the rest in worker processes."""
     results: Dict[str, FileResult] = {}
     todo: List[str] = []
     for path in files:
         hit = cache.lookup_stat(path) if cache is not None else None
-        if hit is not None:
+        if hit is not None and (hit.summary is not None or hit.error is not None or not force):
             results[path] = hit
         else:
             todo.append(path)
     if progress is not None:
         progress(len(results), len(files))
-    fresh = _analyze_parallel(todo, jobs, progress, len(results), len(files), tuple(entry_points))
+    fresh = _analyze_parallel(todo, jobs, progress, len(results), len(files), force, words)
     for path, result in zip(todo, fresh):
         results[path] = result
-        if cache is not None and result.digest:
-            cache.store(path, result.digest, dataclasses.replace(result, parsed=False))
+        remember(cache, result)
     return [results[path] for path in files]
 
 
-def _analyze_parallel(
-    todo: List[str], jobs: Optional[int], progress, done: int, total: int, entry_points: Tuple[str, ...] = ()
-) -> List[FileResult]:
+def remember(cache: Optional[Cache], result: FileResult) -> None:
+    if cache is not None and result.digest:
+        cache.store(result.path, result.digest, dataclasses.replace(result, parsed=False))
+
+
+def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int, total: int,
+                      force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
     jobs = jobs or os.cpu_count() or 1
     if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
         out = []
         for path in todo:
-            out.append(analyze_cached(path, None))
+            out.append(analyze_cached(path, None, force, words))
             done += 1
             if progress is not None and (done % 50 == 0 or done == total):
                 progress(done, total)
@@ -214,16 +185,109 @@ def _analyze_parallel(
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     context = multiprocessing.get_context(method)
-    chunk = max(8, len(todo) // (jobs * 8))
+    chunk = max(16, len(todo) // (jobs * 4))
     chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
     out: List[FileResult] = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        for part in pool.map(_analyze_chunk, chunks, [entry_points] * len(chunks)):
+        for part in pool.map(_analyze_chunk, chunks, [force] * len(chunks), [words] * len(chunks)):
             out.extend(part)
             done += len(part)
             if progress is not None:
                 progress(done, total)
     return out
+
+
+# the project --------------------------------------------------------------------------------
+def given_roots(paths: Sequence[str], files: Sequence[str]) -> Dict[str, str]:
+    """file → the command-line folder it was found under (a named file: its folder)."""
+    targets = sorted((os.path.abspath(p) for p in paths), key=len, reverse=True)
+    out = {}
+    for path in files:
+        absolute = os.path.abspath(path)
+        for target in targets:
+            if absolute == target:
+                out[path] = os.path.dirname(target)
+                break
+            if absolute.startswith(target.rstrip(os.sep) + os.sep):
+                out[path] = target
+                break
+        else:
+            out[path] = os.path.dirname(absolute)
+    return out
+
+
+def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -> List[str]:
+    """Candidate files an import connects to a seed, in either direction (same project only)."""
+    from .model.project import Project, resolve_relative
+
+    project = Project()
+    infos = {r.path: project.add(r.path, None, roots[r.path]) for r in results}
+    seeds = {infos[r.path].key for r in results if r.tier == prefilter.SEED and r.error is None}
+    if not seeds:
+        return []
+
+    def targets(result: FileResult) -> Set[str]:
+        info = infos[result.path]
+        found = set()
+        for name in result.imports:
+            level = len(name) - len(name.lstrip("."))
+            dotted = resolve_relative(info.name, info.is_package, level, name.lstrip(".")) if level else name
+            module, _ = project.split_import(info, dotted)
+            if module is not None:
+                found.add(module.key)
+        return found
+
+    wanted = []
+    seed_imports: Set[str] = set()
+    for result in results:
+        if result.tier == prefilter.SEED:
+            seed_imports |= targets(result)
+    for result in results:
+        if result.tier != prefilter.CANDIDATE or result.summary is not None:
+            continue
+        key = infos[result.path].key
+        if key in seed_imports or targets(result) & seeds:
+            wanted.append(result.path)
+    return wanted
+
+
+def lazy_summary(cache: Optional[Cache]):
+    """Summarise a file the pre-filter skipped, only when the resolver needs it."""
+
+    def compute(path: str) -> Optional[ModuleSummary]:
+        result = analyze_cached(path, cache, force=True)
+        remember(cache, result)
+        return result.summary
+
+    return compute
+
+
+def source_text(path: str) -> Optional[str]:
+    source = read_source(path)
+    return None if isinstance(source, Unreadable) else source.text
+
+
+def check_results(results: Sequence[FileResult], codes: Sequence[str], settings: Settings,
+                  roots: Dict[str, str], cache: Optional[Cache] = None) -> List[Finding]:
+    from .checks import run_checks
+    from .model.libraries import Libraries
+    from .model.project import Project, Sources
+    from .model.queries import Model
+    from .model.resolver import Resolver
+
+    sources = Sources(lazy_summary(cache), source_text)
+    project = Project.build(((r.path, r.summary, roots[r.path]) for r in results if r.error is None), sources)
+    libraries = Libraries(getattr(settings, "loader_classes", ()), getattr(settings, "loader_factories", ()))
+    resolver = Resolver(project, libraries)
+    model = Model(project, resolver, settings)
+    findings: List[Finding] = [r.error for r in results if r.error is not None]
+    old_limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(max(old_limit, 20000))
+        findings.extend(run_checks(model, codes))
+    finally:
+        sys.setrecursionlimit(old_limit)
+    return findings
 
 
 def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = True) -> RunResult:
@@ -233,17 +297,20 @@ def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = T
     to that cell; ``cells=False`` keeps them in the rows of the joined text in
     ``result.sources[path]``, which is what a fixer edits (see ``dslint.notebook``).
     """
-    from .analysis.names import configure_trainer_entry_points  # DSL101's trainer table, in-process
-
-    configure_trainer_entry_points(settings.trainer_entry_points)
     discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, settings.force_exclude)
     files = discovery.files(paths)
     result = RunResult(files=len(files))
     cache = Cache.open(settings.root, settings_key(settings)) if settings.cache else None
-    results = analyze_all(files, settings.jobs, cache, progress, settings.trainer_entry_points)
+    words = seed_words(settings)
+    results = analyze_all(files, settings.jobs, cache, progress, words=words)
+    roots = given_roots(paths, files)
+    connected = set(connected_candidates(results, roots))
+    if connected:
+        more = {r.path: r for r in analyze_all(sorted(connected), settings.jobs, cache, None, force=True)}
+        results = [more.get(r.path, r) for r in results]
     result.parsed = sum(r.parsed for r in results)  # parsed by this run; cache hits say False
     codes = settings.enabled_codes()
-    findings = check_summaries(results, codes)
+    findings = check_results(results, codes, settings, roots, cache)
     findings.extend(unparsable(path, reason) for path, reason in discovery.problems)
     for path in sorted({f.path for f in findings if f.code != "DSL001" or f.path.endswith(".ipynb")}):
         source = read_source(path)
@@ -257,11 +324,25 @@ def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = T
     return result
 
 
-def settings_key(settings: Settings) -> str:
-    """What per-file results depend on besides the file itself."""
-    from .analysis.model import SCHEMA
+def seed_words(settings: Settings) -> Tuple[bytes, ...]:
+    """Class names of the project's configured trainer entry points and loaders: files that
+    mention them are summarised up front like the library names of ``prefilter``."""
+    names = list(getattr(settings, "trainer_entry_points", ()) or ())
+    names += list(getattr(settings, "loader_classes", ()) or ()) + list(getattr(settings, "loader_factories", ()) or ())
+    words = set()
+    for name in names:
+        if isinstance(name, str) and name:
+            parts = name.split(".")
+            words.add((parts[-2] if len(parts) >= 3 and name in settings.trainer_entry_points else parts[-1]).encode())
+    return tuple(sorted(words))
 
-    return repr(sorted(settings.handle_constructors)) + repr(sorted(settings.trainer_entry_points)) + SCHEMA
+
+def settings_key(settings: Settings) -> str:
+    """What per-file results depend on besides the file itself: the summary schema and the seed words."""
+    from .analysis.summary import SUMMARY_TYPES
+
+    schema = [(t.__name__, getattr(t, "_fields", None) or [f.name for f in dataclasses.fields(t)]) for t in SUMMARY_TYPES]
+    return repr(schema) + repr(seed_words(settings))
 
 
 def filter_findings(findings, codes, settings: Settings, sources: Dict[str, SourceText]) -> List[Finding]:

@@ -1,104 +1,44 @@
-"""The byte-level pre-filter: which aspects of analysis a file can possibly need.
+"""The byte-level pre-filter: which files the analysis summarises up front.
 
-Most files of a repository never touch data loading. A file whose bytes contain none of
-an aspect's trigger words cannot produce a finding of the rules that aspect serves, so
-that part of the analysis (or the whole parse) is skipped. Files skipped here are still
-summarised on demand when the project index needs them (a base class, an import chain).
+Most files of a repository never touch data loading. Files are sorted into three tiers
+by the words their bytes contain:
+
+- **seed**: words only data-loading code has (``DataLoader``, ``Dataset``,
+  ``num_workers``, ``cv2``, ``multiprocessing``, a handle constructor...): summarised;
+- **candidate**: words code that *handles* loaders or batches has (``loader``,
+  ``.cuda(``, ``non_blocking``, ``dataset``): summarised only when an import connects it
+  to a seed (a train loop in ``engine.py`` called with a loader built in ``main.py``);
+- the rest: summarised on demand, when the resolver needs a definition from it.
+
+The imports of every file are read here without a parse (a regular expression over its
+import lines), to connect the tiers.
 """
 
 from __future__ import annotations
 
 import re
-from typing import FrozenSet, List, Tuple
+from typing import List, Tuple
 
-LOADER_WORDS = (
-    b"DataLoader", b"num_workers", b"collate_fn", b"worker_init_fn", b"pin_memory",
-    b"persistent_workers", b"prefetch_factor",
+SEED_WORDS = (
+    b"DataLoader", b"Dataset", b"num_workers", b"collate_fn", b"worker_init_fn", b"pin_memory",
+    b"persistent_workers", b"prefetch_factor", b"cv2", b"multiprocessing", b"ProcessPoolExecutor",
+    b"set_start_method", b"VideoCapture", b"h5py", b"lmdb", b"sqlite3", b"tarfile", b"zipfile", b"truetype",
+    b"__getitem__", b"__iter__", b"DataPipe", b"Sampler", b"create_loader", b"WebLoader", b"TrainingArguments",
+    b"set_epoch", b"setNumThreads", b"set_num_threads",
+    # training-library entry points and frameworks that build or manage loaders
+    b"Trainer", b"YOLO", b"RTDETR", b"Runner", b"Accelerator", b"LightningModule", b"LightningDataModule",
 )
-PROCESS_WORDS = (b"multiprocessing", b"ProcessPoolExecutor")
-HANDLE_WORDS = (b"VideoCapture", b"h5py", b"lmdb", b"sqlite3", b"tarfile", b"zipfile", b"truetype")
+CANDIDATE_WORDS = (b"oader", b".cuda(", b"non_blocking", b"ataset", b"worker")
 
-# Issue 6 (the catalogue beyond the core six): code workers run, set_start_method, trainers.
-WORKER_METHOD_WORDS = (b"__getitem__", b"__iter__")
-CUDA_THREAD_WORDS = (b"cuda", b"set_num_threads", b"threadpool_limits")
-RNG_WORDS = (b"default_rng", b"RandomState", b"Generator(", b"Random(")
-ITERABLE_WORDS = (b"IterableDataset", b"IterDataPipe")
-WORKER_FN_WORDS = (b"cuda", b"set_num_threads", b"seed", b"threadpool_limits", b"worker_info")
-
-ALL: FrozenSet[str] = frozenset(
-    {"loaders", "processes", "cv2", "handles", "classes", "throttle", "workercode", "startmethod", "trainer"}
-)
-_trainer_triggers: dict = {}
+SEED, CANDIDATE, SKIP = "seed", "candidate", "skip"
 
 
-def _trainer_words():
-    """((class bytes, ((package bytes, ".method(" bytes), ...)), ...) for the entry-point table."""
-    from .analysis.names import split_entry_point, trainer_entry_points
-
-    entries = trainer_entry_points()
-    if entries not in _trainer_triggers:
-        by_class: dict = {}
-        for entry in entries:
-            package, cls, method = split_entry_point(entry)
-            by_class.setdefault(cls.encode(), []).append((package.encode(), f".{method}(".encode()))
-        # scan a class name once: "YOLOWorld" is only looked for where "YOLO" was found
-        classes = sorted(by_class, key=len)
-        triggers = []
-        for cls in classes:
-            shorter = next((c for c in classes if len(c) < len(cls) and c in cls), None)
-            triggers.append((cls, shorter, tuple(by_class[cls])))
-        _trainer_triggers.clear()
-        _trainer_triggers[entries] = tuple(triggers)
-    return _trainer_triggers[entries]
-
-
-def _extra_aspects(raw: bytes, found: set, has_dataset: bool) -> None:
-    """Issue 6 aspects. Most files pay only the trainer scans: the rest is gated on words
-    already found (``Dataset``, the loader words, ``multiprocessing``)."""
-    if has_dataset or "loaders" in found:
-        has_getitem = b"__getitem__" in raw
-        has_iter = b"__iter__" in raw
-        in_worker_methods = has_getitem or has_iter
-        if (
-            (in_worker_methods and any(w in raw for w in CUDA_THREAD_WORDS))
-            or (in_worker_methods and any(w in raw for w in RNG_WORDS))
-            or (has_iter and any(w in raw for w in ITERABLE_WORDS))
-            or ("loaders" in found and (has_getitem or any(w in raw for w in WORKER_FN_WORDS)))
-        ):
-            found.add("workercode")
-    if "processes" in found and b"set_start_method" in raw:
-        found.add("startmethod")
-    absent = set()
-    for cls, shorter, pairs in _trainer_words():
-        if shorter in absent or cls not in raw:
-            absent.add(cls)
-            continue
-        if any(package in raw and method in raw for package, method in pairs):
-            found.update(("trainer", "processes"))
-            break
-
-
-def aspects(raw: bytes) -> FrozenSet[str]:
-    found = set()
-    if any(word in raw for word in LOADER_WORDS):
-        found.add("loaders")
-    if any(word in raw for word in PROCESS_WORDS):
-        found.add("processes")
-    if b"cv2" in raw:
-        found.add("cv2")
-        found.add("classes")
-    if b"setNumThreads" in raw:
-        found.add("throttle")
-    if any(word in raw for word in HANDLE_WORDS):
-        found.add("handles")
-        found.add("classes")
-    has_dataset = b"Dataset" in raw
-    if has_dataset and (b"lambda" in raw or b"open(" in raw):
-        found.add("classes")
-        if b"open(" in raw:
-            found.add("handles")
-    _extra_aspects(raw, found, has_dataset)
-    return frozenset(found)
+def tier(raw: bytes, extra_words=()) -> str:
+    if any(word in raw for word in SEED_WORDS) or any(word in raw for word in extra_words):
+        return SEED
+    if any(word in raw for word in CANDIDATE_WORDS):
+        return CANDIDATE
+    return SKIP
 
 
 _IMPORT = re.compile(
@@ -108,14 +48,13 @@ _IMPORT = re.compile(
 )
 
 
-def imported_modules(text: str, module: str, is_package: bool) -> Tuple[str, ...]:
-    """Import names of a file, read from its import lines without a parse.
+def imported_modules(text: str) -> Tuple[str, ...]:
+    """Dotted names a file imports, read from its import lines without a parse.
 
-    Only feeds the import graph (which project modules run when another is imported);
-    name resolution never uses it.
+    Relative imports keep their leading dots (``..data.x``); ``from a import b`` gives both
+    ``a`` and ``a.b`` (b may be a module). Only connects the tiers: name resolution never
+    uses it.
     """
-    from .analysis.scopes import resolve_relative
-
     found: List[str] = []
     for match in _IMPORT.finditer(text):
         if match.group("modules"):
@@ -125,14 +64,9 @@ def imported_modules(text: str, module: str, is_package: bool) -> Tuple[str, ...
                     found.append(name)
             continue
         base = match.group("base")
-        level = len(base) - len(base.lstrip("."))
-        base = base.lstrip(".")
-        if level:
-            base = resolve_relative(module, is_package, level, base or None)
-        if base:
-            found.append(base)
-            for part in match.group("names").strip("()").split(","):
-                name = part.strip().split(" as ")[0].strip()
-                if name and name != "*" and name.isidentifier():
-                    found.append(f"{base}.{name}")
+        found.append(base)
+        for part in match.group("names").strip("()").split(","):
+            name = part.strip().split(" as ")[0].strip()
+            if name and name != "*" and name.isidentifier():
+                found.append(f"{base}.{name}" if not base.endswith(".") else f"{base}{name}")
     return tuple(dict.fromkeys(found))

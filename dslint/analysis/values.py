@@ -1,165 +1,231 @@
-"""Static values the rules need, in the three-valued form of DESIGN §3.
+"""Symbolic values: what an expression denotes, written in terms of other places.
 
-``num_workers`` becomes a set of possibilities drawn from {zero, positive, unknown}:
-``{zero}`` is zero, ``{positive}`` is positive, anything else is unknown; a conditional
-with a zero branch is "possibly zero". Truthiness is true / false / unknown.
+The extractor turns every expression the model cares about into one of these small,
+immutable trees. Names stay names (``Name("workers")``): which binding they mean is
+decided later by the resolver, in the scope that owns the value, so a summary never
+depends on other files. A call is a reference into its module's call table, a lambda into
+its lambda table, so the same call is one object wherever it is mentioned.
+
+Everything here is plain data (tuples of strings and numbers): summaries are computed in
+worker processes, cached as JSON and combined per run.
 """
 
 from __future__ import annotations
 
-import ast
-import operator
-from typing import FrozenSet, Optional
-
-from .scopes import Resolver, Scope
-
-ZERO = "zero"
-POSITIVE = "positive"
-UNKNOWN = "unknown"
-
-Workers = FrozenSet[str]
-W_ZERO: Workers = frozenset({ZERO})
-W_POSITIVE: Workers = frozenset({POSITIVE})
-W_UNKNOWN: Workers = frozenset({UNKNOWN})
-
-CPU_COUNT_CALLS = frozenset(
-    {
-        "os.cpu_count",
-        "multiprocessing.cpu_count",
-        "torch.multiprocessing.cpu_count",
-        "os.process_cpu_count",
-        "psutil.cpu_count",
-    }
-)
-CUDA_AVAILABILITY_CALLS = frozenset(
-    {"torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available"}
-)
-
-_FOLD = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-}
+from typing import Any, NamedTuple, Optional, Tuple, Union
 
 
-def describe(workers: Workers) -> str:
-    if workers == W_ZERO:
-        return "zero"
-    if workers == W_POSITIVE:
-        return "positive"
-    if ZERO in workers:
-        return "possibly zero"
-    return "unknown"
+class Const(NamedTuple):
+    """A literal: int, float, str, bool or None."""
+
+    value: Any
 
 
-class Evaluator:
-    def __init__(self, resolver: Resolver):
-        self.resolver = resolver
+class Name(NamedTuple):
+    """A name loaded in the value's scope (local, parameter, closure, global, import, builtin).
 
-    # integers -------------------------------------------------------------
-    def constant_int(self, expr: ast.AST, scope: Scope, depth: int = 0) -> Optional[int]:
-        if depth > 6:
-            return None
-        if isinstance(expr, ast.Constant) and type(expr.value) in (int, bool):
-            return int(expr.value)
-        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-            inner = self.constant_int(expr.operand, scope, depth + 1)
-            return -inner if inner is not None else None
-        if isinstance(expr, ast.BinOp) and type(expr.op) in _FOLD:
-            left = self.constant_int(expr.left, scope, depth + 1)
-            right = self.constant_int(expr.right, scope, depth + 1)
-            if left is None or right is None:
-                return None
-            try:
-                return _FOLD[type(expr.op)](left, right)
-            except ZeroDivisionError:
-                return None
-        if isinstance(expr, ast.Name):
-            found = self.resolver.single_value(expr.id, scope)
-            if found is not None:
-                return self.constant_int(found[0], found[1], depth + 1)
+    ``pos`` is where it is loaded (``position(row, col)``): only the bindings that reach
+    that point count (``loader = prepare(loader)`` replaces the first binding after it).
+    """
+
+    id: str
+    pos: int = 0
+
+
+class Imported(NamedTuple):
+    """A module or module member named by an import executed in a function body.
+
+    ``level`` > 0 is a relative import (``from ..data import x``: level 2, path "data.x").
+    Module-level imports are bindings of the module instead (see ``Binding``).
+    """
+
+    path: str
+    level: int = 0
+
+
+class Attr(NamedTuple):
+    base: "Value"
+    name: str
+
+
+class Item(NamedTuple):
+    """``base[key]``."""
+
+    base: "Value"
+    key: "Value"
+
+
+class Call(NamedTuple):
+    """The result of the call at ``index`` in the module's call table."""
+
+    index: int
+
+
+class FunctionRef(NamedTuple):
+    """A function of this module (a ``def`` or a lambda), by its qualified name in the module."""
+
+    qualname: str
+
+
+class ClassRef(NamedTuple):
+    """A class of this module, by its qualified name in the module."""
+
+    qualname: str
+
+
+class Seq(NamedTuple):
+    """A list, tuple or set display (``kind``), or a comprehension (``kind`` "comp")."""
+
+    kind: str
+    items: Tuple["Value", ...]
+
+
+class DictDisplay(NamedTuple):
+    """``{k: v, ...}``; a ``None`` key is a ``**mapping`` entry."""
+
+    keys: Tuple[Optional["Value"], ...]
+    values: Tuple["Value", ...]
+
+
+class Op(NamedTuple):
+    """An operator applied to operands.
+
+    ``op``: arithmetic (``+ - * // % /``), ``neg``, ``not``, ``and``, ``or``, ``if``
+    (operands: test, body, orelse), comparisons (``== != < <= > >= is is-not in not-in``,
+    two operands), ``fstr`` (a formatted string).
+    """
+
+    op: str
+    args: Tuple["Value", ...]
+
+
+class Element(NamedTuple):
+    """An element produced by iterating ``base`` (a ``for`` target, a comprehension variable)."""
+
+    base: "Value"
+
+
+class Part(NamedTuple):
+    """Position ``index`` of an unpacked value (``a, b = base``); -1 for a starred target."""
+
+    base: "Value"
+    index: int
+
+
+class Starred(NamedTuple):
+    """``*value`` in a call or display."""
+
+    value: "Value"
+
+
+class Unknown(NamedTuple):
+    """A value the model does not follow (``why`` is for debugging)."""
+
+    why: str = ""
+
+
+Value = Union[Const, Name, Imported, Attr, Item, Call, FunctionRef, ClassRef, Seq, DictDisplay, Op, Element, Part, Starred, Unknown]
+VALUE_TYPES = (Const, Name, Imported, Attr, Item, Call, FunctionRef, ClassRef, Seq, DictDisplay, Op, Element, Part, Starred, Unknown)
+
+def distinct_types(*classes) -> None:
+    """Make instances of different classes unequal even when their fields are equal.
+
+    A NamedTuple compares as a plain tuple: ``Name("x") == Const("x")``. Values and the
+    resolver's objects are dictionary keys and members of sets, so each class gets an
+    equality and a hash that include the class.
+    """
+
+    def __eq__(self, other):
+        return type(self) is type(other) and tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not __eq__(self, other)
+
+    def __hash__(self):
+        return hash((type(self).__name__, tuple.__hash__(self)))
+
+    for cls in classes:
+        cls.__eq__ = __eq__
+        cls.__ne__ = __ne__
+        cls.__hash__ = __hash__
+
+
+distinct_types(*VALUE_TYPES)
+
+UNKNOWN = Unknown()
+NONE = Const(None)
+
+
+def position(row: int, col: int) -> int:
+    """A source position as one comparable int."""
+    return row * 65536 + min(col, 65535)
+
+
+FAR = position(1 << 30, 0)  # after everything: what a function called later sees
+
+
+def same_value(left, right) -> bool:
+    """Equality that ignores where names are loaded (``workers`` here and ``workers`` there)."""
+    if type(left) is not type(right):
+        return False
+    if isinstance(left, Name):
+        return left.id == right.id
+    if isinstance(left, tuple):
+        return len(left) == len(right) and all(same_value(a, b) for a, b in zip(left, right))
+    return left == right
+
+
+def last_name(value: Value) -> str:
+    """The rightmost identifier of a name or attribute chain (``a.b.DataLoader`` → DataLoader)."""
+    if isinstance(value, Name):
+        return value.id
+    if isinstance(value, Attr):
+        return value.name
+    if isinstance(value, Imported):
+        return value.path.rpartition(".")[2]
+    return ""
+
+
+def dotted(value: Value) -> Optional[str]:
+    """``a.b.c`` for a pure name/attribute chain, else None."""
+    parts = []
+    while isinstance(value, Attr):
+        parts.append(value.name)
+        value = value.base
+    if not isinstance(value, Name):
         return None
+    parts.append(value.id)
+    return ".".join(reversed(parts))
 
-    def workers(self, expr: Optional[ast.AST], scope: Scope, depth: int = 0) -> Workers:
-        """Possibilities for a ``num_workers`` expression (None: the keyword is absent)."""
-        if expr is None:
-            return W_ZERO
-        if depth > 6:
-            return W_UNKNOWN
-        value = self.constant_int(expr, scope)
-        if value is not None:
-            if value == 0:
-                return W_ZERO
-            return W_POSITIVE if value > 0 else W_UNKNOWN
-        if isinstance(expr, ast.IfExp):
-            return self.workers(expr.body, scope, depth + 1) | self.workers(expr.orelse, scope, depth + 1)
-        if isinstance(expr, ast.BoolOp):
-            result: Workers = frozenset()
-            for operand in expr.values:
-                result |= self.workers(operand, scope, depth + 1)
-            return result
-        if isinstance(expr, ast.Name):
-            values = self.resolver.assigned_values(expr.id, scope)
-            if values:
-                result = frozenset()
-                for value, owner in values:
-                    result |= self.workers(value, owner, depth + 1)
-                return result
-            return W_UNKNOWN
-        if isinstance(expr, ast.Call):
-            return self._call_workers(expr, scope, depth)
-        return W_UNKNOWN
 
-    def _call_workers(self, call: ast.Call, scope: Scope, depth: int) -> Workers:
-        name = self.resolver.qualname(call.func, scope)
-        if name in CPU_COUNT_CALLS:
-            return W_POSITIVE
-        if name == "builtins.len" and call.args:
-            inner = self.resolver.qualname(call.args[0].func, scope) if isinstance(call.args[0], ast.Call) else None
-            if inner == "os.sched_getaffinity":
-                return W_POSITIVE
-        if name == "builtins.int" and len(call.args) == 1:
-            return self.workers(call.args[0], scope, depth + 1)
-        if name in ("builtins.min", "builtins.max") and call.args and not call.keywords:
-            parts = [self.workers(arg, scope, depth + 1) for arg in call.args]
-            if name == "builtins.min":
-                if any(p == W_ZERO for p in parts):
-                    return W_ZERO
-                if all(p == W_POSITIVE for p in parts):
-                    return W_POSITIVE
-            else:
-                if any(p == W_POSITIVE for p in parts):
-                    return W_POSITIVE
-                if all(p == W_ZERO for p in parts):
-                    return W_ZERO
-            merged: Workers = frozenset()
-            for part in parts:
-                merged |= part
-            return merged - {POSITIVE} | {UNKNOWN} if UNKNOWN in merged else merged
-        return W_UNKNOWN
+def root_name(value: Value) -> Optional[str]:
+    """The name an attribute/subscript/call chain starts from (``self`` in ``self.a.b[0]``)."""
+    while True:
+        if isinstance(value, Name):
+            return value.id
+        if isinstance(value, (Attr, Item)):
+            value = value.base
+        else:
+            return None
 
-    # truthiness -----------------------------------------------------------
-    def truthy(self, expr: Optional[ast.AST], scope: Scope, depth: int = 0) -> str:
-        """"true", "false" or "unknown" (absent keywords are false)."""
-        if expr is None:
-            return "false"
-        if depth > 6:
-            return "unknown"
-        if isinstance(expr, ast.Constant):
-            return "true" if expr.value else "false"
-        if isinstance(expr, ast.Name):
-            found = self.resolver.single_value(expr.id, scope)
-            if found is not None:
-                return self.truthy(found[0], found[1], depth + 1)
-            return "unknown"
-        if isinstance(expr, ast.Call):
-            if self.resolver.qualname(expr.func, scope) in CUDA_AVAILABILITY_CALLS:
-                return "true"
-            return "unknown"
-        if isinstance(expr, ast.IfExp):
-            body = self.truthy(expr.body, scope, depth + 1)
-            orelse = self.truthy(expr.orelse, scope, depth + 1)
-            return body if body == orelse else "unknown"
-        return "unknown"
+
+def mentions(value: Value, names) -> bool:
+    """Whether ``value`` loads one of ``names`` (without following references)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Name):
+            if item.id in names:
+                return True
+        elif isinstance(item, (Attr, Element, Starred)):
+            stack.append(item[0])
+        elif isinstance(item, (Item, Part)):
+            stack.append(item.base)
+            if isinstance(item, Item):
+                stack.append(item.key)
+        elif isinstance(item, (Seq, Op)):
+            stack.extend(item[1])
+        elif isinstance(item, DictDisplay):
+            stack.extend(k for k in item.keys if k is not None)
+            stack.extend(item.values)
+    return False

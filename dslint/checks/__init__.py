@@ -1,17 +1,16 @@
-"""The rules: small predicates over summaries and the project index.
+"""The rules: small queries over the semantic model (``dslint.model``).
 
-Each module defines one rule's ``check(summary, index)`` generator; ``CHECKS`` maps codes
-to them. A rule never re-parses source: everything it needs is in the LoaderSites, class
-facts and module facts of ``dslint.analysis.model``.
+Each module defines one rule's ``CODE`` and ``check(model)`` generator. ``CHECKS`` maps
+codes to them; ``dslint.catalogue`` holds every rule's metadata and a test keeps the two
+(and the fixers' table) in step.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable
+from typing import Callable, Dict, Iterable, Iterator, Sequence
 
-from ..analysis.model import ModuleSummary
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model.queries import Model
 from . import (
     copy_on_read,
     cuda_in_worker,
@@ -32,25 +31,34 @@ from . import (
     workers_restart_each_epoch,
 )
 
-Check = Callable[[ModuleSummary, ProjectIndex], Iterable[Finding]]
+Check = Callable[[Model], Iterable[Finding]]
 
 CHECKS: Dict[str, Check] = {
-    "DSL101": main_guard.check,
-    "DSL102": unpicklable_callable.check,
-    "DSL103": cv2_threads.check,
-    "DSL104": shared_handle.check,
-    "DSL201": persistent_without_workers.check,
-    "DSL301": pin_without_non_blocking.check,
-    # the catalogue beyond the core six (issue 6)
-    "DSL105": cuda_in_worker.check,
-    "DSL106": start_method.check,
-    "DSL107": threads_in_forked_worker.check,
-    "DSL202": prefetch_without_workers.check,
-    "DSL203": sampler_conflict.check,
-    "DSL302": workers_restart_each_epoch.check,
-    "DSL303": synchronous_loading.check,
-    "DSL401": iterable_unsharded.check,
-    "DSL402": shared_rng.check,
-    "DSL403": sampler_set_epoch.check,
-    "DSL501": copy_on_read.check,
+    module.CODE: module.check
+    for module in (
+        main_guard,
+        unpicklable_callable,
+        cv2_threads,
+        shared_handle,
+        cuda_in_worker,
+        start_method,
+        threads_in_forked_worker,
+        persistent_without_workers,
+        prefetch_without_workers,
+        sampler_conflict,
+        pin_without_non_blocking,
+        workers_restart_each_epoch,
+        synchronous_loading,
+        iterable_unsharded,
+        shared_rng,
+        sampler_set_epoch,
+        copy_on_read,
+    )
 }
+
+
+def run_checks(model: Model, codes: Sequence[str]) -> Iterator[Finding]:
+    for code in codes:
+        check = CHECKS.get(code)
+        if check is not None:
+            yield from check(model)

@@ -1,16 +1,71 @@
-"""What every check shares: turning a span and a message into a Finding."""
+"""What every rule shares: turning the model's answers into findings with their evidence.
+
+A finding sits where its root cause is (the lambda, the keyword, the copy); the other
+places that make it true (where a default 0 lives, where the loader is built, where its
+batches are moved) are its related locations, taken from the resolver's trails.
+"""
 
 from __future__ import annotations
 
-from ..analysis.model import Span
-from ..diagnostics import Finding, Location
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from ..analysis.summary import Span
+from ..diagnostics import Finding, Location, Related
+from ..model.objects import Step, Trail
+from ..model.queries import Model
+
+MAX_RELATED = 6
 
 
-def finding(code: str, path: str, span: Span, message: str) -> Finding:
+def related(model: Model, steps: Iterable[Optional[Step]], skip: Optional[Tuple[str, Span]] = None) -> Tuple[Related, ...]:
+    """Distinct places of ``steps`` (in order), without the finding's own place."""
+    out: List[Related] = []
+    seen = {skip} if skip else set()
+    for step in steps:
+        if step is None:
+            continue
+        key = (step.module, step.span)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(Related(model.project.display_path(step.module), Location(step.span.row, step.span.col),
+                           Location(step.span.end_row, step.span.end_col), step.note))
+        if len(out) >= MAX_RELATED:
+            break
+    return tuple(out)
+
+
+def finding(model: Model, code: str, module: str, span: Span, message: str,
+            steps: Sequence[Optional[Step]] = ()) -> Finding:
     return Finding(
         code=code,
         message=message,
-        path=path,
+        path=model.project.display_path(module),
         location=Location(span.row, span.col),
         end_location=Location(span.end_row, span.end_col),
+        related=related(model, steps, (module, span)),
     )
+
+
+def where(model: Model, step: Optional[Step], here: str) -> str:
+    """``line 12`` for a place in the module ``here``, ``train.py:12`` for one elsewhere."""
+    if step is None:
+        return ""
+    if step.module == here:
+        return f"line {step.span.row}"
+    import os
+
+    return f"{os.path.basename(model.project.display_path(step.module))}:{step.span.row}"
+
+
+def default_note(model: Model, trail: Trail, here: str) -> str:
+    """", by default (train.py:12)" when a default or argparse default decides the value."""
+    for step in trail:
+        if "default" in step.note:
+            return f" ({step.note} at {where(model, step, here)})"
+    return ""
+
+
+def source(model: Model, module: str, span: Span) -> str:
+    text = model.project.text_of(module, span)
+    return " ".join(text.split()) if text else ""

@@ -2,36 +2,108 @@
 
 Reading a Python object in a forked worker writes its reference count, which copies the
 page holding it: a large list of Python objects indexed in ``__getitem__`` ends up copied
-into every worker, and memory grows until the OOM killer ends a worker.
+into every worker, and memory grows until the OOM killer ends a worker. Fires only with
+evidence of many objects: a parsed annotation file (``json.load``, ``pickle.load``,
+``yaml.safe_load``), per-sample dicts or objects appended in a loop or built by a
+comprehension; a plain list of file paths (``sorted(glob(...))``) is left alone.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional, Set, Tuple
 
-from ..analysis.model import ModuleSummary
-from ..analysis.values import W_POSITIVE
+from ..analysis.values import Attr, Name, Seq, DictDisplay
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model.objects import Cls, Container, Ctx, Ext, Found, Inst, Step
+from ..model.project import sites_in_scope
+from ..model.queries import WORKER_METHODS, Model
 from .base import finding
-from .worker_code import where
 
 CODE = "DSL501"
+LOADED_TABLES = frozenset({"json.load", "json.loads", "pickle.load", "pickle.loads", "yaml.safe_load", "yaml.load",
+                           "yaml.full_load", "ujson.load", "orjson.loads", "simplejson.load"})
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for facts in summary.classes:
-        if not facts.object_tables or not index.is_dataset(facts.qualname):
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[Tuple[str, object]] = set()
+    reads = {}
+    for loader, workers, function in model.worker_runs():
+        if loader is None or not workers.positive:
             continue
-        uses = [(s, m) for s, m in index.sites_for_dataset(facts.qualname) if s.workers == W_POSITIVE]
-        if not uses:
-            continue
-        for table in facts.object_tables:
-            yield finding(
-                CODE,
-                summary.path,
-                table.span,
-                f"Python {table.kind} `self.{table.attr}` built in `{facts.name}.__init__` and indexed in "
-                f"`__getitem__` is read by {uses[0][0].workers_source} forked workers ({where(*uses[0], summary)}): "
-                f"reference-count writes copy it into every worker; store it as numpy/pyarrow arrays",
-            )
+        if isinstance(function.self_obj, Inst) and isinstance(function.self_obj.cls, Cls):
+            reads.setdefault(function.self_obj, (set(), function))[0].update(
+                model.function_summary(function.func).self_reads)
+    for obj, (attrs, function) in reads.items():
+        for item in model.resolver.mro(obj.cls):
+            if not isinstance(item, Cls):
+                continue
+            stores = model.resolver.self_stores(item)
+            for attr in sorted(attrs & set(stores)):
+                for method, store in stores[attr]:
+                    if method.name in WORKER_METHODS:
+                        continue
+                    ctx = model.resolver.method_ctx(obj, item.module, method)
+                    evidence = _many_objects(model, model.resolver.eval(store.value, ctx))
+                    if evidence is None or (item.module, store.span) in reported:
+                        continue
+                    reported.add((item.module, store.span))
+                    klass = model.project.klass(item.module, item.qualname)
+                    yield finding(
+                        model, CODE, item.module, store.span,
+                        f"`self.{attr}` of `{klass.name}` holds {evidence} and is read by forked DataLoader "
+                        f"workers: reference-count writes copy it into every worker; store it as numpy/pyarrow "
+                        f"arrays",
+                        tuple(function.trail),
+                    )
+
+
+def _many_objects(model: Model, results) -> Optional[str]:
+    for found in results:
+        obj = found.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+            name = obj.cls.qualname
+            if name in LOADED_TABLES:
+                return f"a parsed annotation file (`{name}`)"
+        if isinstance(obj, Container):
+            kinds = _element_kinds(model, obj)
+            if kinds & {"dict", "object", "table"}:
+                return "a Python list of per-sample dicts/objects" if "table" not in kinds else \
+                    "Python objects built from a loaded annotation table"
+    return None
+
+
+def _element_kinds(model: Model, container: Container) -> Set[str]:
+    kinds: Set[str] = set()
+    elements = list(model.resolver.container_values(container)) + list(_appended(model, container))
+    for found in elements:
+        obj = found.obj
+        if isinstance(obj, Container) and obj.kind == "dict":
+            kinds.add("dict")
+        elif isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            kinds.add("object")
+        elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in LOADED_TABLES:
+            kinds.add("table")
+    return kinds
+
+
+def _appended(model: Model, container: Container):
+    """Values appended to a list display held by a local (``samples = []`` ... ``samples.append(x)``)."""
+    ctx = container.ctx
+    function = model.project.function(ctx.module, ctx.scope) if ctx.scope else None
+    if function is None:
+        return
+    names = [name for name, bindings in function.bindings.items() if any(b.value is container.value for b in bindings)]
+    if not names:
+        return
+    summary = model.project.summary(ctx.module)
+    for index in sites_in_scope(model.project, ctx.module, ctx.scope):
+        site = summary.calls[index]
+        func = site.func
+        if isinstance(func, Attr) and func.name in ("append", "extend", "insert") and isinstance(func.base, Name) \
+                and func.base.id in names and site.args:
+            value = site.args[-1]
+            for found in model.resolver.eval(value, ctx):
+                if func.name == "extend" and isinstance(found.obj, Container):
+                    yield from model.resolver.container_values(found.obj)
+                else:
+                    yield found

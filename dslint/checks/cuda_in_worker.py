@@ -1,49 +1,41 @@
 """DSL105 cuda-in-worker: CUDA work in code a DataLoader worker runs.
 
 A forked worker cannot use CUDA once the parent has initialised it (``RuntimeError: Cannot
-re-initialize CUDA in forked subprocess``). Flags ``.cuda()``, ``.to("cuda")``,
-``torch.cuda.*`` and tensors created on a cuda device inside a Dataset's ``__getitem__`` /
-``__iter__`` (and the methods they call), a ``collate_fn`` or a ``worker_init_fn`` of a
-loader whose workers are not zero and not started with spawn/forkserver.
+re-initialize CUDA in forked subprocess``). Flags ``.cuda()``, ``.to(<a CUDA device>)``
+(the device followed through attributes, defaults and module constants),
+``torch.cuda.*`` and tensors created on a CUDA device, in a Dataset's ``__getitem__`` /
+``__iter__`` and everything they call, a transform's ``__call__``, a ``collate_fn`` or a
+``worker_init_fn`` of a fork-started loader whose workers are not zero.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Set, Tuple
 
-from ..analysis.model import ModuleSummary
-from ..analysis.values import describe
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model import effects
+from ..model.objects import Step
+from ..model.queries import Model
 from .base import finding
-from .worker_code import forked_function_hazards, fork_started, where, with_workers
 
 CODE = "DSL105"
 ERROR = "`RuntimeError: Cannot re-initialize CUDA in forked subprocess`"
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for facts in summary.classes:
-        if facts.cuda_work is None or not index.is_dataset(facts.qualname):
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[Tuple[str, int]] = set()
+    for loader, workers, function in model.worker_runs():
+        if (workers is not None and workers.threads) or not model.fork_started(loader):
             continue
-        uses = [(s, m) for s, m in index.sites_for_dataset(facts.qualname) if with_workers(s) and fork_started(s, m)]
-        if not uses:
+        work = effects.cuda_work(model, function.func, function.self_obj)
+        if work is None or (work.module, work.index) in reported:
             continue
-        site, module = uses[0]
+        reported.add((work.module, work.index))
+        name = model.function_summary(function.func).qualname.replace(".<locals>", "")
         yield finding(
-            CODE,
-            summary.path,
-            facts.cuda_work.span,
-            f"CUDA work ({facts.cuda_work.what}) in dataset `{facts.name}`, which runs in DataLoader "
-            f"workers ({describe(site.workers)} workers, loader at {where(site, module, summary)}): forked workers "
-            f"fail with {ERROR}; return CPU tensors and move the batch in the training loop",
-        )
-    for function, work, role, site, module in forked_function_hazards(summary, index, "cuda_work"):
-        yield finding(
-            CODE,
-            summary.path,
-            work.span,
-            f"CUDA work ({work.what}) in `{function.name}`, the `{role}` of a DataLoader "
-            f"with {describe(site.workers)} workers ({where(site, module, summary)}): forked workers fail with "
-            f"{ERROR}; move the batch to the GPU in the training loop",
+            model, CODE, work.module, work.site.span,
+            f"CUDA work ({work.what}) in `{name}`, which runs in forked DataLoader workers "
+            f"({function.role}): forked workers fail with {ERROR}; return CPU tensors and move the batch "
+            f"to the GPU in the training loop",
+            tuple(function.trail),
         )

@@ -3,63 +3,114 @@
 A forked worker inherits OpenCV's setting but not its threads; each worker then runs a
 pool sized for the whole machine (oversubscription), and with TBB/OpenMP builds the dead
 pool copied by fork can deadlock. ``cv2.setNumThreads(0)`` at import time prevents both.
+
+Followed: OpenCV called by the dataset's ``__getitem__`` and whatever it calls, in any
+module (a helper module with no Dataset of its own included). Throttled: a
+``setNumThreads(0)`` executed when the module is imported (by it or a project module it
+imports), anywhere in the module, in a ``worker_init_fn`` of the loaders that run it, or
+in main-process code of a program that imports it (fork-started workers inherit it).
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Dict, Iterator, List, Tuple
 
-from ..analysis.model import ClassFacts, ModuleSummary
 from ..diagnostics import Finding
-from ..index import ProjectIndex
-from .base import finding
+from ..model import effects
+from ..model.objects import Cls, Func, Inst, Step
+from ..model.queries import Model
+from .base import finding, where
 
 CODE = "DSL103"
 
 
-def _throttled(summary: ModuleSummary, index: ProjectIndex) -> bool:
-    if summary.cv2_throttled_anywhere:
+def check(model: Model) -> Iterator[Finding]:
+    programs: Dict[object, List[Tuple[object, effects.Effect]]] = {}
+    for loader, workers, function in model.worker_runs():
+        if workers is not None and workers.threads:
+            continue
+        used = effects.uses_cv2(model, function.func, function.self_obj)
+        if used is not None:
+            key = (loader, None if loader is not None else function.self_obj)
+            programs.setdefault(key, []).append((function, used))
+    reported = set()
+    for (loader, _), uses in programs.items():
+        if _throttled(model, loader, uses):
+            continue
+        function = uses[0][0]
+        module, span, what = _location(model, uses)
+        if (module, span) in reported:
+            continue
+        reported.add((module, span))
+        calls = [Step(u.module, u.site.span, "OpenCV called in worker code") for _, u in uses[:4]]
+        yield finding(
+            model, CODE, module, span,
+            f"{what} runs OpenCV in DataLoader workers (cv2 imported at line {_cv2_import_row(model.project.summary(module))}) with "
+            f"OpenCV's own thread pool in every worker, and nothing the workers import calls "
+            f"`cv2.setNumThreads(0)`: add it after the import",
+            tuple(calls) + tuple(function.trail),
+        )
+
+
+def _cv2_import_row(summary) -> int:
+    from ..analysis.values import Imported
+
+    rows = [b.span.row for b in summary.bindings.get("cv2", ()) if b.kind == "import"]
+    for name, bindings in summary.bindings.items():
+        for binding in bindings:
+            if binding.kind == "import" and isinstance(binding.value, Imported) and binding.value.path == "cv2":
+                rows.append(binding.span.row)
+    return min(rows) if rows else 1
+
+
+def _location(model: Model, uses):
+    """One finding per program, at the first dataset class of the module whose dataset the
+    workers run (else at the first function using OpenCV)."""
+    for function, _ in uses:
+        obj = function.self_obj
+        if function.role == "dataset" and isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            module = obj.cls.module
+            summary = model.project.summary(module)
+            datasets = sorted((k for q, k in summary.classes.items() if model.is_dataset_class(Cls(module, q))),
+                              key=lambda k: k.header_row)
+            klass = datasets[0] if datasets else summary.classes.get(obj.cls.qualname)
+            if klass is not None:
+                return module, klass.span, f"Dataset `{klass.name}`"
+    function = uses[0][0]
+    summary = model.function_summary(function.func)
+    return function.func.module, summary.span, f"`{summary.name}`"
+
+
+def _throttled(model: Model, loader, uses) -> bool:
+    """``cv2.setNumThreads(0)`` runs in the workers' program: at import time of a module the
+    workers import (or anywhere in a module whose code they run), in the loader's
+    ``worker_init_fn``, or in main-process code of a program that imports the modules."""
+    modules = {function.func.module for function, _ in uses}
+    built = model.construction(loader) if loader is not None else None
+    if built is not None:
+        modules.add(built.module)
+    if any(effects.module_throttles(model, m) for m in modules):
         return True
-    if not any(m.cv2_throttled_at_import for m in list(index.modules.values())):
-        return False  # nothing in the project throttles at import: no need to walk imports
-    for module in index.import_closure(summary.module):
-        other = index.modules.get(module)
-        if other is not None and other.cv2_throttled_at_import:
-            return True
+    for module in modules:
+        for other in model.import_closure(module):
+            if "import" in effects.module_throttles(model, other):
+                return True
+    if loader is not None:
+        for found in model.argument(loader, "worker_init_fn") or ():
+            for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
+                if effects.throttles_cv2(model, entry.func, entry.self_obj) is not None:
+                    return True
+    return any(_throttled_by_main_process(model, m) for m in modules)
+
+
+def _throttled_by_main_process(model: Model, module: str) -> bool:
+    """A throttling call in a function that a program importing ``module`` calls."""
+    for info in model.project.eager_modules():
+        throttle = effects.module_throttles(model, info.key).get("anywhere")
+        if throttle is None or not throttle.site.scope:
+            continue
+        function = Func(info.key, throttle.site.scope)
+        for site, _ in model.resolver.callers(function):
+            if module in model.import_closure(site.module):
+                return True
     return False
-
-
-def _throttled_by_loaders(facts: ClassFacts, index: ProjectIndex) -> bool:
-    for site, module in index.sites_for_dataset(facts.qualname):
-        function = index.function(site.worker_init_fn)
-        if function is not None and function.throttles_cv2:
-            return True
-        if module.cv2_throttled_anywhere:
-            return True
-    return False
-
-
-def _target(summary: ModuleSummary, index: ProjectIndex) -> Optional[ClassFacts]:
-    datasets = [c for c in summary.classes if index.is_dataset(c.qualname)]
-    using = [c for c in datasets if c.uses_cv2]
-    return (using or datasets or [None])[0]
-
-
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    if summary.cv2_import is None:
-        return
-    target = _target(summary, index)
-    if target is None or not summary.cv2_used:
-        return
-    if target.throttles_cv2 or _throttled(summary, index) or _throttled_by_loaders(target, index):
-        return
-    row = summary.cv2_import.row
-    yield finding(
-        CODE,
-        summary.path,
-        target.span,
-        f"Dataset `{target.name}` runs OpenCV in DataLoader workers (cv2 imported at line "
-        f"{row}) with OpenCV's own thread pool in every worker: add `cv2.setNumThreads(0)` "
-        f"after the import",
-    )
-

@@ -1,62 +1,79 @@
 """DSL401 iterable-unsharded: every worker yields the whole stream.
 
 Each worker gets its own copy of an ``IterableDataset`` and runs ``__iter__`` from the
-start; unless the iteration consults ``get_worker_info()`` (directly, in a helper, or via
-the loader's ``worker_init_fn``) every sample arrives once per worker.
+start; unless the iteration consults ``get_worker_info()`` (directly, in a helper it
+calls in any module, or via the loader's ``worker_init_fn``) every sample arrives once
+per worker. A dataset whose ``__iter__`` iterates another dataset it was given leaves
+the sharding to that one; webdataset's ``WebDataset`` splits by worker itself.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Set
 
-from ..analysis.model import ModuleSummary
-from ..analysis.values import describe
+from ..analysis.values import Name, root_name
 from ..diagnostics import Finding
-from ..index import ProjectIndex
-from .base import finding
-from .worker_code import class_chain, defining_class_sites, is_iterable_dataset, where, with_workers
+from ..model import effects
+from ..model.objects import Cls, Container, Ext, Func, Inst, Lit, Step
+from ..model.queries import Model
+from .base import finding, where
 
 CODE = "DSL401"
 
 
-def _sharded_by_loader(site, index: ProjectIndex) -> bool:
-    if "worker_init_fn" not in site.keywords:
-        return False
-    function = index.function(site.worker_init_fn)
-    return function is None or function.consults_worker_info  # unknown hook: give it the benefit
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[Cls] = set()
+    for loader in model.all_loaders():
+        workers = model.workers(loader)
+        if not workers.processes:
+            continue
+        for found in model.value(loader, "dataset"):
+            dataset = found.obj
+            if not isinstance(dataset, Inst) or not isinstance(dataset.cls, Cls):
+                continue
+            if not model.is_iterable_dataset(dataset.cls):
+                continue
+            iterator = model.resolver.method(dataset.cls, "__iter__")
+            if iterator is None or iterator in reported:
+                continue
+            if _shards(model, loader, dataset):
+                continue
+            reported.add(iterator)
+            function = model.function_summary(iterator)
+            klass = model.project.klass(iterator.module, function.scope)
+            built = model.construction(loader)
+            yield finding(
+                model, CODE, iterator.module, function.span,
+                f"`{klass.name}.__iter__` never consults `torch.utils.data.get_worker_info()` but the DataLoader "
+                f"at {where(model, built, iterator.module)} runs it in {workers.describe()} workers: every worker "
+                f"yields the whole stream (each sample once per worker); shard by `worker_info.id` / "
+                f"`worker_info.num_workers`",
+                (built,) + found.trail,
+            )
 
 
-def _shards_elsewhere(facts, index: ProjectIndex) -> bool:
-    for qualname in facts.iter_calls:
-        function = index.function(qualname)
-        if function is not None and function.consults_worker_info:
+def _shards(model: Model, loader, dataset: Inst) -> bool:
+    for entry in model.worker_code(loader):
+        if effects.consults_worker_info(model, entry.func):
+            return True
+        if entry.self_obj == dataset and _delegates(model, entry.func, dataset):
             return True
     return False
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for facts in summary.classes:
-        if facts.iter_span is None or facts.shards or facts.delegates:
+def _delegates(model: Model, func: Func, dataset: Inst) -> bool:
+    """``__iter__`` iterates something it was given (``self.dataset``): that decides the sharding."""
+    summary = model.project.summary(func.module)
+    function = model.function_summary(func)
+    self_name = function.params[0].name if function.params else "self"
+    iterated = [loop.iter for loop in summary.loops if loop.scope == func.qualname and loop.iter is not None]
+    iterated += [r.base for r in function.returns if type(r).__name__ == "Element"]
+    for value in iterated:
+        if root_name(value) != self_name:
             continue
-        if not is_iterable_dataset(index, facts.qualname):
-            continue
-        uses = defining_class_sites(index).get(facts.qualname, [])
-        uses = [(s, m) for s, m in uses if with_workers(s)]
-        if not uses:
-            continue
-        if any(_sharded_by_loader(s, index) for s, _ in uses):
-            continue
-        if any(c.shards for s, _ in uses for c in class_chain(index, s.dataset_class)):
-            continue
-        if _shards_elsewhere(facts, index):
-            continue
-        site, module = uses[0]
-        yield finding(
-            CODE,
-            summary.path,
-            facts.iter_span,
-            f"`{facts.name}.__iter__` never consults `torch.utils.data.get_worker_info()` but the "
-            f"DataLoader at {where(site, module, summary)} runs it in {describe(site.workers)} workers: every "
-            f"worker yields the whole stream (each sample once per worker); shard by "
-            f"`worker_info.id` / `worker_info.num_workers`",
-        )
+        from ..model.objects import Ctx
+
+        results = model.resolver.eval(value, Ctx(func.module, func.qualname, None, None, dataset))
+        if any(not isinstance(f.obj, (Container, Lit)) for f in results):
+            return True
+    return False

@@ -1,82 +1,93 @@
 """DSL101 main-guard: code that starts workers must not run when the module is imported.
 
 Under spawn and forkserver every worker re-imports the main module; if starting workers
-is part of importing it, the child tries to start workers during its own bootstrap.
+is part of importing it, the child tries to start workers during its own bootstrap:
+``RuntimeError: An attempt has been made to start a new process before the current
+process has finished its bootstrapping phase``. Followed through calls: a module-level
+``main()`` whose callee builds a loader in another file and iterates it is reported at
+the ``main()`` line.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, Optional, Set
+from typing import Iterator, Set, Tuple
 
-from ..analysis.model import ModuleSummary, ProcessStart
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model import loaders
+from ..model.objects import Bound, Ctx, Func, Step
+from ..model.project import sites_in_scope
+from ..model.queries import Model
 from .base import finding
 
 CODE = "DSL101"
 FIX_HINT = 'move it into a function called under `if __name__ == "__main__":`'
+WHY = "spawn/forkserver workers re-import this module and fail while bootstrapping"
 
 
-def _reasons(summary: ModuleSummary) -> Dict[str, ProcessStart]:
-    """Module-level functions that start workers, directly or through calls (fixpoint)."""
-    functions = {name: f for name, f in summary.functions.items() if "." not in name}
-    starts: Dict[str, ProcessStart] = {n: f.starts for n, f in functions.items() if f.starts}
-    changed = True
-    while changed:
-        changed = False
-        for name, function in functions.items():
-            if name in starts:
-                continue
-            for callee in sorted(function.calls):
-                if callee in starts:
-                    starts[name] = ProcessStart(f"calls `{callee}()`, which {_describe(starts[callee])}")
-                    changed = True
-                    break
-    return starts
-
-
-def _describe(start: ProcessStart) -> str:
-    return start.reason
-
-
-def _callee_reason(calls: Set[str], starts: Dict[str, ProcessStart]) -> Optional[str]:
-    for callee in sorted(calls):
-        if callee in starts:
-            return f"`{callee}()` {_describe(starts[callee])}"
-    return None
-
-
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    starts = _reasons(summary)
-    module_loader_spans = {s.span for s in summary.loaders if s.scope == "" and not s.guarded}
-    for statement in summary.statements:
-        if statement.starts is not None:
-            start = statement.starts
-            if start.loader_span is not None and start.loader_span in module_loader_spans:
-                yield finding(
-                    CODE,
-                    summary.path,
-                    start.loader_span,
-                    f"DataLoader built and iterated at module level ({start.reason}) outside "
-                    f'`if __name__ == "__main__":`; spawn/forkserver workers re-import this '
-                    f"module and fail while bootstrapping: {FIX_HINT}",
-                )
-            else:
-                yield finding(
-                    CODE,
-                    summary.path,
-                    statement.span,
-                    f"Module-level code {start.reason} outside `if __name__ == \"__main__\":`; "
-                    f"spawn/forkserver workers re-import this module and fail while "
-                    f"bootstrapping: {FIX_HINT}",
-                )
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[Tuple[str, object]] = set()
+    for iteration in model.iterations():
+        if iteration.scope:
             continue
-        reason = _callee_reason(set(statement.calls), starts)
-        if reason is not None:
-            yield finding(
-                CODE,
-                summary.path,
-                statement.span,
-                f"Module-level call runs at import time and {reason}; spawn/forkserver "
-                f"workers re-import this module and fail while bootstrapping: {FIX_HINT}",
-            )
+        summary = model.project.summary(iteration.module)
+        if iteration.loop is not None:
+            record = summary.loops[iteration.loop]
+        else:
+            record = summary.calls[iteration.call]
+        if record.guarded:
+            continue
+        workers = model.workers(iteration.loader)
+        if not workers.processes:
+            continue
+        built = loaders.construction_step(model.resolver, iteration.loader)
+        here_built = built is not None and built.module == iteration.module and _module_level(model, iteration.loader)
+        span = built.span if here_built else (record.top or record.span)
+        if (iteration.module, span) in reported:
+            continue
+        reported.add((iteration.module, span))
+        if here_built:
+            message = (f"DataLoader built and iterated at module level (iterates a DataLoader with "
+                       f"{workers.describe()} workers) outside `if __name__ == \"__main__\":`; {WHY}: {FIX_HINT}")
+        else:
+            message = (f"Module-level code iterates a DataLoader with {workers.describe()} workers outside "
+                       f"`if __name__ == \"__main__\":`; {WHY}: {FIX_HINT}")
+        yield finding(model, CODE, iteration.module, span, message,
+                      (Step(iteration.module, iteration.span, "iterated here"), built))
+    for info in model.project.eager_modules():
+        for index in sites_in_scope(model.project, info.key, ""):
+            site = info.summary.calls[index]
+            if site.guarded:
+                continue
+            span = site.top or site.span
+            if (info.key, span) in reported:
+                continue
+            reason = _call_reason(model, info.key, index)
+            if reason is None:
+                continue
+            reported.add((info.key, span))
+            text, trail = reason
+            yield finding(model, CODE, info.key, span,
+                          f"Module-level call runs at import time and {text}; {WHY}: {FIX_HINT}", trail)
+
+
+def _module_level(model: Model, loader) -> bool:
+    base = loaders.base_loader(loader)
+    return base is not None and base.site is not None and not model.project.call(base.site).scope
+
+
+def _call_reason(model: Model, module: str, index: int):
+    direct = model.process_start(module, index)
+    if direct is not None:
+        return direct, ()
+    site = model.project.summary(module).calls[index]
+    ctx = Ctx(module, "")
+    for found in model.resolver.eval(site.func, ctx):
+        obj = found.obj
+        func = obj if isinstance(obj, Func) else obj.func if isinstance(obj, Bound) else None
+        if func is None:
+            continue
+        started = model.starts_workers(func)
+        if started is not None:
+            name = func.qualname.rpartition(".")[2]
+            return f"`{name}()` {started[0]}", started[1]
+    return None

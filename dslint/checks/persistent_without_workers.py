@@ -2,38 +2,44 @@
 
 torch raises ``ValueError: persistent_workers option needs num_workers > 0`` at
 construction when the loader has zero workers, including the zero branch of
-``num_workers=0 if sys.platform == "win32" else 8``.
+``num_workers=0 if sys.platform == "win32" else 8`` and a worker count that is zero by
+default (a parameter, field or argparse default of 0 nobody overrides).
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from ..analysis.model import ModuleSummary
-from ..analysis.values import ZERO, describe
 from ..diagnostics import Finding
-from ..index import ProjectIndex
-from .base import finding
+from ..model import loaders
+from ..model.externals import truthiness
+from ..model.queries import Model
+from .base import default_note, finding, source
 
 CODE = "DSL201"
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for site in summary.loaders:
-        keyword = site.keywords.get("persistent_workers")
-        if keyword is None or keyword.truthy != "true" or ZERO not in site.workers:
+def check(model: Model) -> Iterator[Finding]:
+    for loader in model.loaders():
+        given = loaders.argument_source(model.resolver, loader, "persistent_workers")
+        if given is None:
             continue
-        if not index.is_loader_site(site):
+        workers = model.workers(loader)
+        if not workers.maybe_zero or workers.threads:
             continue
-        suggestion = (
-            f"use `persistent_workers={site.workers_source} > 0`"
-            if site.workers_source
-            else "remove it"
-        )
+        value, _ = loaders.when_workers_zero(model.resolver, loader, "persistent_workers")
+        if value is None or truthiness(value) != "true":
+            continue
+        module = given.site.module
+        count = loaders.argument_source(model.resolver, loader, "num_workers")
+        count_text = source(model, count.site.module, count.span) if count is not None else ""
+        count_text = count_text.split("=", 1)[1].strip() if "=" in count_text else count_text
+        suggestion = f"use `persistent_workers={count_text} > 0`" if count_text else "remove it"
+        zero_trail = workers.trail("zero")
         yield finding(
-            CODE,
-            summary.path,
-            keyword.span,
-            f"`persistent_workers={keyword.value_source}` with {describe(site.workers)} workers "
-            f"raises `ValueError: persistent_workers option needs num_workers > 0`: {suggestion}",
+            model, CODE, module, given.span,
+            f"`{source(model, module, given.span)}` with {workers.describe()} workers"
+            f"{default_note(model, zero_trail, module)} raises `ValueError: persistent_workers option needs "
+            f"num_workers > 0`: {suggestion}",
+            (loaders.construction_step(model.resolver, loader),) + zero_trail,
         )

@@ -9,40 +9,51 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..analysis.model import ModuleSummary
-from ..analysis.values import ZERO, describe
 from ..diagnostics import Finding
-from ..index import ProjectIndex
-from .base import finding
+from ..model import loaders
+from ..model.objects import Lit
+from ..model.queries import Model
+from .base import default_note, finding, source
 
 CODE = "DSL202"
 
 
-def _workers(site) -> str:
-    return describe(site.workers) if ZERO in site.workers else "zero (in its own zero branch)"
+def _a_value(results) -> bool:
+    """Every possibility is a value other than None."""
+    return bool(results) and all(isinstance(f.obj, Lit) and f.obj.value is not None for f in results)
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for site in summary.loaders:
-        keyword = site.keywords.get("prefetch_factor")
-        if keyword is None or site.prefetch_when_zero not in ("value", "tested-value"):
+def check(model: Model) -> Iterator[Finding]:
+    for loader in model.loaders():
+        given = loaders.argument_source(model.resolver, loader, "prefetch_factor")
+        if given is None:
+            continue
+        workers = model.workers(loader)
+        if workers.threads:
+            continue
+        value, tested = loaders.when_workers_zero(model.resolver, loader, "prefetch_factor")
+        if value is None or not _a_value(value):
             continue
         # the expression's own test of the workers picking a value for zero is a bug whatever
         # the workers turn out to be; otherwise the workers must be (possibly) zero
-        if ZERO not in site.workers and site.prefetch_when_zero != "tested-value":
+        if not tested and not workers.maybe_zero:
             continue
-        if not index.is_loader_site(site):
-            continue
-        if site.prefetch_when_zero == "tested-value":
+        module = given.site.module
+        count = loaders.argument_source(model.resolver, loader, "num_workers")
+        count_text = source(model, count.site.module, count.span) if count is not None else ""
+        count_text = count_text.split("=", 1)[1].strip() if "=" in count_text else count_text
+        text = source(model, module, given.span)
+        value_text = text.split("=", 1)[1].strip() if "=" in text else text
+        if tested:
             suggestion = "make its zero-worker branch `None`"
-        elif site.workers_source:
-            suggestion = f"use `prefetch_factor={keyword.value_source} if {site.workers_source} > 0 else None`"
+            how = "zero (in its own zero branch)"
         else:
-            suggestion = "remove it"
+            suggestion = (f"use `prefetch_factor={value_text} if {count_text} > 0 else None`" if count_text
+                          else "remove it")
+            how = workers.describe() + default_note(model, workers.trail("zero"), module)
         yield finding(
-            CODE,
-            summary.path,
-            keyword.span,
-            f"`prefetch_factor={keyword.value_source}` with {_workers(site)} workers raises "
-            f"`ValueError: prefetch_factor option could only be specified in multiprocessing`: {suggestion}",
+            model, CODE, module, given.span,
+            f"`{text}` with {how} workers raises `ValueError: prefetch_factor option could only be "
+            f"specified in multiprocessing`: {suggestion}",
+            (loaders.construction_step(model.resolver, loader),) + workers.trail("zero"),
         )

@@ -6,54 +6,76 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional
 
-from ..analysis.model import ModuleSummary
 from ..diagnostics import Finding
-from ..index import ProjectIndex
-from .base import finding
+from ..model import loaders
+from ..model.externals import truthiness
+from ..model.objects import Lit, Top
+from ..model.queries import Model
+from .base import finding, source
 
 CODE = "DSL203"
-GIVEN = ("value", "maybe")
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for site in summary.loaders:
-        shuffle = site.keywords.get("shuffle")
-        shuffles = shuffle is not None and shuffle.truthy == "true"
-        sampler = site.nullness.get("sampler") in GIVEN
-        batch_sampler = site.keywords.get("batch_sampler")
-        if not (shuffles and sampler) and not (batch_sampler is not None and site.nullness.get("batch_sampler") in GIVEN):
+def _nullness(results) -> str:
+    """none | value | maybe (some possibility is None, another is not) | unknown."""
+    kinds = set()
+    for found in results:
+        obj = found.obj
+        if isinstance(obj, Top):
+            return "unknown"
+        kinds.add("none" if isinstance(obj, Lit) and obj.value is None else "value")
+    if kinds == {"none"}:
+        return "none"
+    if kinds == {"value"}:
+        return "value"
+    return "maybe" if kinds else "unknown"
+
+
+def _given(model: Model, loader, name: str) -> Optional[str]:
+    found = model.argument(loader, name)
+    return _nullness(found) if found is not None else None
+
+
+def check(model: Model) -> Iterator[Finding]:
+    for loader in model.loaders():
+        spec = model.spec(loader)
+        if spec is None or spec.kind != "class":
             continue
-        if not index.is_loader_site(site):
-            continue
-        if batch_sampler is not None and site.nullness.get("batch_sampler") in GIVEN:
+        shuffle = loaders.argument_source(model.resolver, loader, "shuffle")
+        shuffles = shuffle is not None and truthiness(model.argument(loader, "shuffle") or ()) == "true"
+        sampler = _given(model, loader, "sampler")
+        batch_sampler = loaders.argument_source(model.resolver, loader, "batch_sampler")
+        if batch_sampler is not None and _given(model, loader, "batch_sampler") in ("value", "maybe"):
             clashes = []
-            if site.batch_size_const is not None and site.batch_size_const != "1" and "batch_size" in site.keywords:
-                clashes.append(f"batch_size={site.batch_size_const}")
+            batch_size = model.argument(loader, "batch_size")
+            if batch_size is not None and loaders.argument_source(model.resolver, loader, "batch_size") is not None:
+                sizes = [f.obj for f in batch_size]
+                if sizes and all(isinstance(o, Lit) and (o.value is None or type(o.value) is int) for o in sizes):
+                    if any(o.value not in (1, None) for o in sizes):
+                        clashes.append(f"batch_size={sizes[0].value}")
             if shuffles:
                 clashes.append("shuffle=True")
-            if site.nullness.get("sampler") == "value":  # "maybe" is often `x if batch_sampler is None else None`
+            if sampler == "value":  # "maybe" is often `x if batch_sampler is None else None`
                 clashes.append("sampler")
-            drop_last = site.keywords.get("drop_last")
-            if drop_last is not None and drop_last.truthy == "true":
+            if truthiness(model.argument(loader, "drop_last") or ()) == "true":
                 clashes.append("drop_last=True")
             if clashes:
                 yield finding(
-                    CODE,
-                    summary.path,
-                    batch_sampler.span,
+                    model, CODE, batch_sampler.site.module, batch_sampler.span,
                     f"`batch_sampler` together with {', '.join(f'`{c}`' for c in clashes)} raises "
                     f"`ValueError: batch_sampler option is mutually exclusive with batch_size, shuffle, "
                     f"sampler, and drop_last`: let the batch sampler decide batching and order",
+                    (loaders.construction_step(model.resolver, loader),),
                 )
                 continue
-        if shuffles and sampler:
+        if shuffles and sampler in ("value", "maybe"):
+            module = shuffle.site.module
             yield finding(
-                CODE,
-                summary.path,
-                shuffle.span,
-                f"`shuffle={shuffle.value_source}` with a `sampler` raises `ValueError: sampler option is "
+                model, CODE, module, shuffle.span,
+                f"`{source(model, module, shuffle.span)}` with a `sampler` raises `ValueError: sampler option is "
                 f"mutually exclusive with shuffle`: drop it (the sampler decides the order) or use "
                 f"`shuffle=(sampler is None)`",
+                (loaders.construction_step(model.resolver, loader),),
             )

@@ -1,37 +1,80 @@
 """DSL403 sampler-set-epoch: a DistributedSampler shuffles the same way every epoch.
 
 ``DistributedSampler`` derives its permutation from ``seed + epoch``; unless
-``sampler.set_epoch(epoch)`` is called each epoch, every epoch sees the same order.
+``sampler.set_epoch(epoch)`` is called each epoch, every epoch sees the same order. The
+sampler, the loader and the epoch loop may be in different functions and files; a
+``set_epoch`` reached from the loop (directly, through ``loader.sampler``, or in a
+function the loop calls) counts, and frameworks that set the epoch themselves
+(accelerate, Lightning, HF) are left alone.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional, Set
 
-from ..analysis import names
-from ..analysis.model import ModuleSummary
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model import loaders
+from ..model.externals import truthiness
+from ..model.objects import Ctx, Ext, Inst, Step, Top
+from ..model.queries import Model
 from .base import finding
 
 CODE = "DSL403"
+DISTRIBUTED_SAMPLERS = ("torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler")
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    if summary.set_epoch_called:
-        return
-    for site in summary.loaders:
-        if site.epoch_loop is None or site.sampler_class not in names.DISTRIBUTED_SAMPLERS:
+def _shuffling_sampler(model: Model, loader) -> Optional[Inst]:
+    for name in ("sampler", "batch_sampler"):
+        for found in model.argument(loader, name) or ():
+            obj = found.obj
+            if not isinstance(obj, Inst) or obj.site is None:
+                continue
+            if not any(isinstance(i, Ext) and i.qualname in DISTRIBUTED_SAMPLERS for i in model.resolver.mro(obj.cls)):
+                continue
+            shuffle = model.resolver.keyword_at(obj.site, obj.ctx, "shuffle", 3 if isinstance(obj.cls, Ext) else None)
+            if shuffle is None or truthiness(shuffle) == "true":
+                return obj
+    return None
+
+
+def _sets_epoch(model: Model, sampler: Inst, loader, module: str, loop) -> bool:
+    if model.calls_in_loop(module, loop, {"set_epoch"}):
+        return True
+    base = loaders.base_loader(loader)
+    for ref in model.project.calls_named("set_epoch"):
+        site = model.project.call(ref)
+        receivers = model.resolver.eval(site.func.base, Ctx(ref.module, site.scope)) if hasattr(site.func, "base") else ()
+        for found in receivers:
+            obj = found.obj
+            if isinstance(obj, Top) or (isinstance(obj, Inst) and obj.site in (sampler.site, base.site)):
+                return True
+    return False
+
+
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[object] = set()
+    for iteration in model.iterations():
+        if iteration.loop is None:
+            continue  # iter()/next() in a loop is a fresh iterator each pass, not an epoch over the loader
+        loader = iteration.loader
+        if model.managed(loader):
             continue
-        if site.sampler_shuffle != "true" or not index.is_loader_site(site):
+        sampler = _shuffling_sampler(model, loader)
+        if sampler is None:
             continue
-        sampler = site.sampler_ref or "sampler"
-        epoch = site.epoch_loop.target or "epoch"
+        epoch = model.epoch_loop(iteration)
+        if epoch is None:
+            continue
+        module, index, loop, trail = epoch
+        if (module, index) in reported or _sets_epoch(model, sampler, loader, module, loop):
+            continue
+        reported.add((module, index))
+        sampler_step = Step(sampler.site.module, model.project.call(sampler.site).span, "the shuffling DistributedSampler")
+        target = loop.target or "epoch"
         yield finding(
-            CODE,
-            summary.path,
-            site.epoch_loop.span,
-            f"Epoch loop iterates a DataLoader with a shuffling `DistributedSampler` (line "
-            f"{site.span.row}) but never calls `set_epoch`: every epoch uses the same order; call "
-            f"`{sampler}.set_epoch({epoch})` first in the loop",
+            model, CODE, module, loop.span,
+            f"Epoch loop iterates a DataLoader with a shuffling `DistributedSampler` but never calls "
+            f"`set_epoch`: every epoch uses the same order; call `sampler.set_epoch({target})` first in the loop",
+            (sampler_step, loaders.construction_step(model.resolver, loader),
+             Step(iteration.module, iteration.span, "iterated here")) + trail,
         )

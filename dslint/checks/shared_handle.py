@@ -1,59 +1,154 @@
 """DSL104 shared-handle: one file offset / decoder state shared by every worker.
 
-A handle opened in the parent (module scope or a Dataset's ``__init__``) is inherited by
-every forked worker: reads interleave on one offset (silently wrong samples) and a video
-decoder that already ran in the parent hangs in its dead thread pool; spawn cannot pickle
-it at all. Open it per worker instead.
+A handle opened in the parent (module scope, a Dataset's ``__init__``, or a helper or
+staticmethod ``__init__`` calls) is inherited by every forked worker: reads interleave on
+one offset (silently wrong samples) and a video decoder that already ran in the parent
+hangs in its dead thread pool; spawn cannot pickle it at all. Open it per worker instead.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Set
+from typing import Iterator, Set, Tuple
 
-from ..analysis.model import ModuleSummary
+from ..analysis.values import Name
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model.objects import Cls, Ctx, Ext, Func, Inst, Step
+from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
 CODE = "DSL104"
+HANDLE_CONSTRUCTORS = frozenset({
+    "cv2.VideoCapture", "h5py.File", "lmdb.open", "lmdb.Environment", "sqlite3.connect", "builtins.open", "io.open",
+    "tarfile.open", "tarfile.TarFile", "zipfile.ZipFile", "PIL.ImageFont.truetype",
+})
 
 
-def _reopened_by_worker_init(index: ProjectIndex) -> Set[str]:
+def _constructors(model: Model):
+    extra = getattr(model.settings, "handle_constructors", None) or ()
+    return HANDLE_CONSTRUCTORS | {c for c in extra if isinstance(c, str)}
+
+
+def handle_of(model: Model, results):
+    """The handle constructor name an answer holds, if it is a handle."""
+    constructors = _constructors(model)
+    for found in results:
+        obj = found.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in constructors:
+            return obj.cls.qualname
+    return None
+
+
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[Tuple[str, object]] = set()
+    reads = {}
+    for loader, workers, function in model.worker_runs():
+        if workers is not None and workers.threads:
+            continue
+        if function.self_obj is not None and isinstance(function.self_obj, Inst) and isinstance(function.self_obj.cls, Cls):
+            summary = model.function_summary(function.func)
+            reads.setdefault(function.self_obj, (loader, set(), function))[1].update(summary.self_reads)
+        yield from _module_handles(model, function, reported)
+    for dataset, (loader, attrs, function) in reads.items():
+        reopened = _reopened_by_worker_init(model, loader)
+        for item in model.resolver.mro(dataset.cls):
+            if not isinstance(item, Cls):
+                continue
+            stores = model.resolver.self_stores(item)
+            for attr in sorted(attrs & set(stores)):
+                if attr in reopened:
+                    continue
+                yield from _attr_handle(model, dataset, item, attr, stores[attr], function, reported)
+
+
+def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, function, reported) -> Iterator[Finding]:
+    opened = None
+    for method, store in sorted(stores, key=lambda p: (p[1].span.row, p[1].span.col)):
+        if method.name in WORKER_METHODS or method.name not in ("__init__",) and not _called_from_init(model, cls, method):
+            if not store.none_guarded:
+                return  # (re)opened lazily in the worker
+            continue
+        if store.kind == "del" or (store.value == _NONE and opened is not None):
+            opened = None
+            continue
+        if _from_with(model, cls, method, store):
+            continue
+        ctx = model.resolver.method_ctx(dataset, cls.module, method)
+        constructor = handle_of(model, model.resolver.eval(store.value, ctx))
+        if constructor is not None:
+            opened = (method, store, constructor)
+    if opened is None:
+        return
+    method, store, constructor = opened
+    key = (cls.module, store.span)
+    if key in reported:
+        return
+    reported.add(key)
+    klass = model.project.klass(cls.module, cls.qualname)
+    short = constructor.replace("builtins.", "")
+    yield finding(
+        model, CODE, cls.module, store.span,
+        f"`{short}(...)` opened in `{klass.name}.{method.name}` as `self.{attr}` is shared by every DataLoader "
+        f"worker (one file offset / decoder state): keep the path and open it lazily in the worker, on first "
+        f"use in `__getitem__`",
+        tuple(function.trail),
+    )
+
+
+def _called_from_init(model: Model, cls: Cls, method) -> bool:
+    """A helper (or staticmethod) that ``__init__`` calls runs before the workers start."""
+    init = model.resolver.method(cls, "__init__")
+    if init is None:
+        return False
+    target = Func(cls.module, method.qualname)
+    return any(callee == target for callee, _, _ in model.callees(init, Inst(cls)))
+
+
+def _from_with(model: Model, cls: Cls, method, store) -> bool:
+    """``with h5py.File(p) as f: self.x = f``: the handle is closed when the block ends."""
+    value = store.value
+    if not isinstance(value, Name):
+        return False
+    bindings = method.bindings.get(value.id, ())
+    return bool(bindings) and all(b.kind == "with" for b in bindings)
+
+
+def _reopened_by_worker_init(model: Model, loader) -> Set[str]:
+    """Attributes a ``worker_init_fn`` assigns on the worker's dataset copy."""
+    if loader is None:
+        return set()
     attrs: Set[str] = set()
-    for function in index.worker_init_functions():
-        attrs |= function.assigned_attrs
+    for found in model.argument(loader, "worker_init_fn") or ():
+        for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
+            for store in model.project.summary(entry.func.module).stores:
+                if store.scope == entry.func.qualname:
+                    attrs.add(store.attr)
     return attrs
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    datasets = [c for c in summary.classes if index.is_dataset(c.qualname)]
-    if not datasets:
-        return
-    reopened = None
-    for facts in datasets:
-        for handle in facts.handles:
-            if not handle.used_by_worker or handle.reopened:
+def _module_handles(model: Model, function, reported) -> Iterator[Finding]:
+    summary = model.function_summary(function.func)
+    module_summary = model.project.summary(function.func.module)
+    for name in summary.loads:
+        if name in summary.bindings or name not in module_summary.bindings:
+            continue
+        for binding in module_summary.bindings[name]:
+            if binding.kind != "assign" or binding.guarded:
                 continue
-            if reopened is None:
-                reopened = _reopened_by_worker_init(index)
-            if handle.attr in reopened:
+            constructor = handle_of(model, model.resolver.eval(binding.value, Ctx(function.func.module)))
+            if constructor is None:
                 continue
+            key = (function.func.module, binding.span)
+            if key in reported:
+                continue
+            reported.add(key)
+            short = constructor.replace("builtins.", "")
             yield finding(
-                CODE,
-                summary.path,
-                handle.span,
-                f"`{handle.constructor.replace('builtins.', '')}(...)` opened in "
-                f"`{facts.name}.__init__` as `self.{handle.attr}` is shared by every DataLoader "
-                f"worker (one file offset / decoder state): keep the path and open it lazily "
-                f"in the worker, on first use in `__getitem__`",
+                model, CODE, function.func.module, binding.span,
+                f"`{short}(...)` opened at module level as `{name}` and read by worker code "
+                f"(`{summary.name}`) is shared by every DataLoader worker: open it lazily in the worker, on "
+                f"first use in `__getitem__`",
+                tuple(function.trail),
             )
-    for handle in summary.module_handles:
-        if handle.used_by_worker:
-            yield finding(
-                CODE,
-                summary.path,
-                handle.span,
-                f"`{handle.constructor.replace('builtins.', '')}(...)` opened at module level as "
-                f"`{handle.attr}` and read by a Dataset is shared by every DataLoader worker: "
-                f"open it lazily in the worker, on first use in `__getitem__`",
-            )
+
+
+from ..analysis.values import NONE as _NONE  # noqa: E402

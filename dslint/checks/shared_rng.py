@@ -1,66 +1,141 @@
 """DSL402 shared-rng: every worker draws the same random numbers.
 
 PyTorch reseeds the global ``random``, ``numpy.random`` and torch generators in each
-worker, but not a generator *object* built in ``Dataset.__init__``: fork copies its state
-(spawn pickles it) into every worker, so all workers draw identical augmentations, and
-without persistent workers every epoch repeats them. A ``worker_init_fn`` that seeds the
-global generators with a constant has the same effect.
+worker, but not a generator *object* created before the workers start (in a Dataset's
+``__init__``, in a transform object the dataset holds, at module level): fork copies its
+state (spawn pickles it) into every worker, so all workers draw identical augmentations,
+and without persistent workers every epoch repeats them. A ``worker_init_fn`` that seeds
+the global generators with a value that does not depend on the worker (``rank + seed``
+bound by ``functools.partial``) has the same effect.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Set, Tuple
 
-from ..analysis.model import ModuleSummary
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model import effects
+from ..model.objects import Cls, Ctx, Ext, Func, Inst, Step
+from ..model.queries import WORKER_METHODS, Model
 from .base import finding
-from .worker_code import function_uses, where, with_workers
 
 CODE = "DSL402"
+RNG_CONSTRUCTORS = frozenset({
+    "numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "numpy.random.mtrand.RandomState",
+    "random.Random", "torch.Generator", "torch._C.Generator",
+})
+RESEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "bit_generator"})
 
 
-def _reseeded_by_worker_init(site, attr: str, index: ProjectIndex) -> bool:
-    if "worker_init_fn" not in site.keywords:
-        return False
-    function = index.function(site.worker_init_fn)
-    return function is None or attr in function.reseeded_attrs
+def rng_of(results):
+    for found in results:
+        obj = found.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+            name = obj.cls.qualname.replace("()", "")
+            base = name.rsplit(".manual_seed", 1)[0]
+            if name in RNG_CONSTRUCTORS or base in RNG_CONSTRUCTORS:
+                return base
+    return None
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for facts in summary.classes:
-        rngs = [r for r in facts.rngs if r.used_by_worker and not r.reseeded]
-        if not rngs or not index.is_dataset(facts.qualname):
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[Tuple[str, object]] = set()
+    by_object = {}
+    for loader, workers, function in model.worker_runs():
+        if loader is not None and _seeds_workers(model, loader):
             continue
-        uses = index.sites_for_dataset(facts.qualname)
-        if uses and not any(with_workers(s) for s, _ in uses):
+        if isinstance(function.self_obj, Inst) and isinstance(function.self_obj.cls, Cls):
+            entry = by_object.setdefault(function.self_obj, (loader, set(), set(), function))
+            summary = model.function_summary(function.func)
+            entry[1].update(summary.self_reads)
+            entry[2].update(_reseeded(model, function.func))
+    for obj, (loader, reads, reseeded, function) in by_object.items():
+        reseeded |= _reseeded_by_worker_init(model, loader)
+        yield from _generators(model, obj, reads - reseeded, function, reported)
+    yield from _constant_worker_seeds(model, reported)
+
+
+def _seeds_workers(model: Model, loader) -> bool:
+    spec = model.spec(loader)
+    return spec is not None and spec.seeds_workers and model.argument(loader, "worker_init_fn") is None
+
+
+def _reseeded(model: Model, func: Func) -> Set[str]:
+    """Attributes a worker method reassigns or reseeds (``self.rng = ...``, ``self.rng.seed(...)``)."""
+    summary = model.project.summary(func.module)
+    attrs = {s.attr for s in summary.stores if s.scope == func.qualname}
+    for site in summary.calls:
+        if site.scope == func.qualname and getattr(site.func, "name", None) in RESEED_METHODS:
+            base = getattr(site.func, "base", None)
+            if hasattr(base, "name"):
+                attrs.add(base.name)
+    return attrs
+
+
+def _reseeded_by_worker_init(model: Model, loader) -> Set[str]:
+    if loader is None:
+        return set()
+    attrs: Set[str] = set()
+    for found in model.argument(loader, "worker_init_fn") or ():
+        for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
+            attrs |= _reseeded(model, entry.func)
+            function = model.function_summary(entry.func)
+            attrs |= set(function.attr_loads) if function is not None else set()
+    return attrs
+
+
+def _generators(model: Model, obj: Inst, attrs, function, reported) -> Iterator[Finding]:
+    for item in model.resolver.mro(obj.cls):
+        if not isinstance(item, Cls):
             continue
-        for rng in rngs:
-            if any(_reseeded_by_worker_init(s, rng.attr, index) for s, _ in uses):
-                continue
-            short = rng.constructor.replace("numpy.", "np.")
-            yield finding(
-                CODE,
-                summary.path,
-                rng.span,
-                f"`{short}(...)` stored as `self.{rng.attr}` in `{facts.name}.__init__` is copied into "
-                f"every DataLoader worker, so all workers draw the same numbers: reseed it per worker in "
-                f"a `worker_init_fn` from `torch.utils.data.get_worker_info().seed`",
-            )
-    table = None
-    for function in summary.functions.values():
-        if function.constant_seed is None:
+        stores = model.resolver.self_stores(item)
+        for attr in sorted(attrs & set(stores)):
+            for method, store in stores[attr]:
+                if method.name in WORKER_METHODS or "worker" in method.name.lower():
+                    continue
+                ctx = model.resolver.method_ctx(obj, item.module, method)
+                constructor = rng_of(model.resolver.eval(store.value, ctx))
+                if constructor is None:
+                    continue
+                key = (item.module, store.span)
+                if key in reported:
+                    continue
+                reported.add(key)
+                klass = model.project.klass(item.module, item.qualname)
+                short = constructor.replace("numpy.", "np.")
+                yield finding(
+                    model, CODE, item.module, store.span,
+                    f"`{short}(...)` stored as `self.{attr}` in `{klass.name}.{method.name}` is copied into every "
+                    f"DataLoader worker, so all workers draw the same numbers: reseed it per worker in a "
+                    f"`worker_init_fn` from `torch.utils.data.get_worker_info().seed`",
+                    tuple(function.trail),
+                )
+
+
+def _constant_worker_seeds(model: Model, reported) -> Iterator[Finding]:
+    for loader in model.all_loaders():
+        workers = model.workers(loader)
+        if not workers.processes:
             continue
-        if table is None:
-            table = function_uses(index)
-        uses = [(s, m) for r, s, m in table.get(id(function), ()) if r == "worker_init_fn" and with_workers(s)]
-        if not uses:
-            continue
-        yield finding(
-            CODE,
-            summary.path,
-            function.constant_seed.span,
-            f"{function.constant_seed.what} in `{function.name}`, the `worker_init_fn` of the DataLoader "
-            f"at {where(*uses[0], summary)}, gives every worker the same seed in every epoch: seed from "
-            f"`torch.initial_seed() % 2**32` (or `get_worker_info().seed`)",
-        )
+        for found in model.argument(loader, "worker_init_fn") or ():
+            for entry in model.callable_entries(found.obj, "worker_init_fn", found.trail):
+                function = model.function_summary(entry.func)
+                if function is None:
+                    continue
+                ctx = Ctx(entry.func.module, entry.func.qualname)
+                for ref, site in effects.global_seeds(model, entry.func, ctx):
+                    if effects.depends_on_worker(model, site.args[0], entry.func):
+                        continue
+                    key = (ref.module, site.span)
+                    if key in reported:
+                        break
+                    reported.add(key)
+                    text = " ".join(model.project.text_of(ref.module, site.span).split())
+                    yield finding(
+                        model, CODE, ref.module, site.span,
+                        f"`{text}` in `{function.name}`, the `worker_init_fn` of a DataLoader with "
+                        f"{workers.describe()} workers, gives every worker the same seed in every epoch: seed from "
+                        f"`torch.initial_seed() % 2**32` (or `get_worker_info().seed`)",
+                        (model.construction(loader),) + tuple(entry.trail),
+                    )
+                    break

@@ -10,37 +10,48 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, Tuple
 
-from ..analysis.model import ModuleSummary
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model.externals import truthiness
+from ..model.objects import Ctx
+from ..model.queries import Model
 from .base import finding
 
 CODE = "DSL106"
 ERROR = "`RuntimeError: context has already been set`"
+CATCHES = frozenset({"RuntimeError", "Exception", "BaseException", "ValueError", "*"})
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    seen: Dict[Tuple[str, bool], int] = {}
-    for call in sorted(summary.start_method_calls, key=lambda c: (c.span.row, c.span.col)):
-        key = (call.scope, call.guarded)
+def _forced(model: Model, site) -> bool:
+    ctx = Ctx(site[0], site[1].scope)
+    call = site[1]
+    for name, value in call.keywords:
+        if name == "force":
+            return truthiness(model.resolver.eval(value, ctx)) != "false"
+        if name is None:
+            return True
+    if len(call.args) >= 2:
+        return truthiness(model.resolver.eval(call.args[1], ctx)) != "false"
+    return False
+
+
+def check(model: Model) -> Iterator[Finding]:
+    seen: Dict[Tuple[str, str, bool], int] = {}
+    calls = [(module, model.project.summary(module).calls[index]) for module, index, _ in model.start_method_calls()]
+    for module, call in sorted(calls, key=lambda c: (c[0], c[1].span.row, c[1].span.col)):
+        key = (module, call.scope, call.guarded)
         earlier = seen.get(key)
         seen.setdefault(key, call.span.row)
-        if call.force or call.protected:
+        if _forced(model, (module, call)) or CATCHES & set(call.handlers):
             continue
-        if call.scope == "" and not call.guarded:
+        if not call.scope and not call.guarded:
             yield finding(
-                CODE,
-                summary.path,
-                call.span,
-                "`set_start_method(...)` at module level outside `if __name__ == \"__main__\":` runs "
-                f"again when spawned workers re-import this module and raises {ERROR}: move it under "
-                "the main guard",
+                model, CODE, module, call.span,
+                "`set_start_method(...)` at module level outside `if __name__ == \"__main__\":` runs again when "
+                f"spawned workers re-import this module and raises {ERROR}: move it under the main guard",
             )
         elif earlier is not None:
             yield finding(
-                CODE,
-                summary.path,
-                call.span,
-                f"Second `set_start_method(...)` (first at line {earlier}) raises {ERROR}: "
-                "remove it or pass `force=True`",
+                model, CODE, module, call.span,
+                f"Second `set_start_method(...)` (first at line {earlier}) raises {ERROR}: remove it or pass "
+                "`force=True`",
             )

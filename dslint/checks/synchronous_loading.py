@@ -6,28 +6,46 @@ accelerator waits for the data.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Set
 
-from ..analysis.model import ModuleSummary
-from ..analysis.values import W_ZERO
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model import loaders
+from ..model.objects import Step
+from ..model.queries import Model
 from .base import finding
 
 CODE = "DSL303"
+TRAINING_CALLS = frozenset({"backward", "step"})
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for site in summary.loaders:
-        if site.training_loop is None or site.workers != W_ZERO or site.splat_unresolved:
+def _trains(model: Model, iteration) -> bool:
+    if iteration.loop is None:
+        return False
+    loop = model.project.summary(iteration.module).loops[iteration.loop]
+    for _, site in model.calls_in_loop(iteration.module, loop, TRAINING_CALLS):
+        name = site.func.name if hasattr(site.func, "name") else ""
+        if name == "backward":
+            return True
+        base = getattr(site.func, "base", None)
+        receiver = getattr(base, "id", None) or getattr(base, "name", None) or ""
+        if name == "step" and "optim" in str(receiver).lower():
+            return True
+    return False
+
+
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[object] = set()
+    for iteration in model.iterations():
+        base = loaders.base_loader(iteration.loader)
+        if base in reported or model.managed(iteration.loader):
             continue
-        if not index.is_loader_site(site):
+        if not model.workers(iteration.loader).zero or not _trains(model, iteration):
             continue
+        reported.add(base)
+        built = loaders.construction_step(model.resolver, iteration.loader)
         yield finding(
-            CODE,
-            summary.path,
-            site.span,
-            f"Training loop (line {site.training_loop.row}) is fed by a DataLoader with zero workers: "
-            f"every batch is loaded synchronously between steps; set `num_workers` (e.g. 4) to load "
-            f"in the background",
+            model, CODE, built.module, built.span,
+            f"Training loop (line {iteration.span.row}) is fed by a DataLoader with zero workers: every batch "
+            f"is loaded synchronously between steps; set `num_workers` (e.g. 4) to load in the background",
+            (Step(iteration.module, iteration.span, "the training loop"),),
         )

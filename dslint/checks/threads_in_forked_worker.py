@@ -6,37 +6,30 @@ more than one OpenMP thread hangs in libgomp at the first sample (measured 10/10
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Set, Tuple
 
-from ..analysis.model import ModuleSummary
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model import effects
+from ..model.queries import Model
 from .base import finding
-from .worker_code import forked_function_hazards, fork_started, where, with_workers
 
 CODE = "DSL107"
 HINT = "keep one thread per worker (torch's default in workers) or start workers with spawn/forkserver"
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for facts in summary.classes:
-        if facts.thread_setting is None or not index.is_dataset(facts.qualname):
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[Tuple[str, int]] = set()
+    for loader, workers, function in model.worker_runs():
+        if (workers is not None and workers.threads) or not model.fork_started(loader):
             continue
-        uses = [(s, m) for s, m in index.sites_for_dataset(facts.qualname) if with_workers(s) and fork_started(s, m)]
-        if not uses:
+        setting = effects.thread_setting(model, function.func, function.self_obj)
+        if setting is None or (setting.module, setting.index) in reported:
             continue
+        reported.add((setting.module, setting.index))
+        name = model.function_summary(function.func).qualname.replace(".<locals>", "")
         yield finding(
-            CODE,
-            summary.path,
-            facts.thread_setting.span,
-            f"{facts.thread_setting.what} in dataset `{facts.name}` runs in forked DataLoader workers "
-            f"(loader at {where(*uses[0], summary)}); after the parent used OpenMP this hangs in libgomp: {HINT}",
-        )
-    for function, setting, role, site, module in forked_function_hazards(summary, index, "thread_setting"):
-        yield finding(
-            CODE,
-            summary.path,
-            setting.span,
-            f"{setting.what} in `{function.name}`, the `{role}` of a fork-started DataLoader "
-            f"({where(site, module, summary)}); after the parent used OpenMP this hangs in libgomp: {HINT}",
+            model, CODE, setting.module, setting.site.span,
+            f"{setting.what} in `{name}` runs in forked DataLoader workers ({function.role}); after the "
+            f"parent used OpenMP this hangs in libgomp: {HINT}",
+            tuple(function.trail),
         )

@@ -1,60 +1,91 @@
 """DSL102 unpicklable-callable: what reaches a worker must survive pickling.
 
 spawn and forkserver (Windows, macOS, Linux from Python 3.14) pickle the dataset,
-``collate_fn`` and ``worker_init_fn`` for every worker. Lambdas and functions or classes
-defined inside a function have no importable name, so pickling them fails at ``iter()``.
+``collate_fn`` and ``worker_init_fn`` for every worker. Lambdas, functions or classes
+defined inside a function, and those defined under ``if __name__ == "__main__":`` (the
+child imports the script as ``__mp_main__``, where they do not exist) cannot be pickled:
+``iter(loader)`` fails. Found wherever the object is stored: a keyword, a dataset
+attribute, a transform inside ``Compose``, a default argument kept by ``__init__``.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Optional, Tuple
 
-from ..analysis.model import CallableArg, ModuleSummary
-from ..analysis.values import W_ZERO, describe
 from ..diagnostics import Finding
-from ..index import ProjectIndex
+from ..model import loaders
+from ..model.objects import Cls, Func, Inst, Step
+from ..model.queries import Model
 from .base import finding
 
 CODE = "DSL102"
+FIX = "define it at module level with `def`"
 
 
-def _what(item: CallableArg) -> str:
-    if item.kind == "lambda":
-        return "lambda" if item.name == "<lambda>" else f"lambda `{item.name}`"
-    return f"{item.kind} `{item.name}`"
+def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
+    """(what it is, why it cannot be pickled, (module, span) of its definition) or None."""
+    if isinstance(obj, Func):
+        function = model.function_summary(obj)
+        if function is None:
+            return None
+        if function.kind == "lambda":
+            return "lambda", "a lambda has no importable name", (obj.module, function.span)
+        if function.scope_kind == "function":
+            return f"nested function `{function.name}`", "it is defined inside a function", (obj.module, function.span)
+        if function.guarded and function.scope_kind == "module":
+            return (f"function `{function.name}`", "it is defined under `if __name__ == \"__main__\":`, which "
+                    "workers do not run", (obj.module, function.span))
+        return None
+    cls = obj.cls if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else obj if isinstance(obj, Cls) else None
+    if cls is not None:
+        klass = model.project.klass(cls.module, cls.qualname)
+        if klass is None:
+            return None
+        noun = "instance of " if isinstance(obj, Inst) else ""
+        if klass.scope_kind == "function":
+            return f"{noun}nested class `{klass.name}`", "the class is defined inside a function", (cls.module, klass.span)
+        if klass.guarded and klass.scope_kind == "module":
+            return (f"{noun}class `{klass.name}`", "the class is defined under `if __name__ == \"__main__\":`, "
+                    "which workers do not run", (cls.module, klass.span))
+    return None
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for site in summary.loaders:
-        if site.workers == W_ZERO or not index.is_loader_site(site):
+def _how(role: str, trail) -> str:
+    stored = next((s.note for s in trail if s.note.startswith("stored as")), None)
+    if role in ("collate_fn", "worker_init_fn"):
+        return f"passed as `{role}`"
+    if stored:
+        return f"{stored} on the dataset"
+    return "given to the dataset"
+
+
+def check(model: Model) -> Iterator[Finding]:
+    reported = set()
+    sources = [(loader, model.workers(loader)) for loader in model.all_loaders()]
+    for loader, workers in sources:
+        if not workers.processes:
             continue
-        for item in site.callables:
-            yield finding(
-                CODE,
-                summary.path,
-                item.span,
-                f"{_what(item).capitalize()} passed as {_role(item)} cannot be pickled for "
-                f"spawn/forkserver workers (loader has {describe(site.workers)} workers): "
-                f"define it at module level with `def`",
-            )
-    for facts in summary.classes:
-        if not facts.stored_callables or not index.is_dataset(facts.qualname):
-            continue
-        uses = index.sites_for_dataset(facts.qualname)
-        if uses and all(site.workers == W_ZERO for site, _ in uses):
-            continue
-        for item in facts.stored_callables:
-            yield finding(
-                CODE,
-                summary.path,
-                item.span,
-                f"{_what(item).capitalize()} stored on dataset `{facts.name}` in `__init__` "
-                f"cannot be pickled for spawn/forkserver workers: define it at module level "
-                f"with `def`",
-            )
+        for obj, role, trail in model.pickled(loader):
+            yield from _report(model, obj, role, trail, f"loader has {workers.describe()} workers",
+                               reported, workers.trail("positive") or workers.trail("unknown"))
+    for dataset in model.datasets_without_loader():
+        klass = model.project.klass(dataset.cls.module, dataset.cls.qualname)
+        for obj, role, trail in model.object_graph([(dataset, "dataset", ())]):
+            yield from _report(model, obj, role, trail, f"dataset `{klass.name}` is made for DataLoader workers",
+                               reported, ())
 
 
-def _role(item: CallableArg) -> str:
-    if item.role in ("collate_fn", "worker_init_fn"):
-        return f"`{item.role}`"
-    return "a dataset argument"
+def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iterator[Finding]:
+    found = unpicklable(model, obj)
+    if found is None:
+        return
+    what, why, (module, span) = found
+    if (module, span) in reported:
+        return
+    reported.add((module, span))
+    yield finding(
+        model, CODE, module, span,
+        f"{what[0].upper()}{what[1:]} {_how(role, trail)} cannot be pickled for spawn/forkserver workers "
+        f"({why}; {context}): {FIX}",
+        tuple(trail) + tuple(evidence),
+    )

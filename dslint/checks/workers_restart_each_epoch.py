@@ -1,33 +1,49 @@
-"""DSL302 workers-restart-each-epoch: worker processes torn down and started every epoch.
+"""DSL302 workers-restart-each-epoch (off by default): workers torn down and started every epoch.
 
 Without ``persistent_workers=True`` every ``for batch in loader`` starts the workers anew
-(each re-importing or forking, rebuilding its dataset copy) and shuts them down at the end.
+(each re-importing or forking, rebuilding its dataset copy) and shuts them down at the
+end. The epoch loop may be in another function: ``for epoch in ...: train(loader)``.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Set
 
-from ..analysis.model import ModuleSummary
-from ..analysis.values import W_POSITIVE
 from ..diagnostics import Finding
-from ..index import ProjectIndex
-from .base import finding
+from ..model import loaders
+from ..model.objects import Step
+from ..model.queries import Model
+from .base import finding, where
 
 CODE = "DSL302"
 
 
-def check(summary: ModuleSummary, index: ProjectIndex) -> Iterator[Finding]:
-    for site in summary.loaders:
-        if site.epoch_loop is None or site.workers != W_POSITIVE or site.splat_unresolved:
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[object] = set()
+    for iteration in model.iterations():
+        if iteration.loop is None:
+            continue  # iter()/next() in a loop is a fresh iterator each pass, not an epoch over the loader
+        loader = iteration.loader
+        base = loaders.base_loader(loader)
+        if base in reported or model.managed(loader):
             continue
-        if "persistent_workers" in site.keywords or not index.is_loader_site(site):
+        spec = model.spec(loader)
+        if spec is None or spec.persistent_auto or model.argument(loader, "persistent_workers") is not None:
             continue
+        workers = model.workers(loader)
+        if not workers.positive or workers.threads:
+            continue
+        epoch = model.epoch_loop(iteration)
+        if epoch is None:
+            continue
+        module, _, loop, trail = epoch
+        built = loaders.construction_step(model.resolver, loader)
+        reported.add(base)
+        loop_step = Step(module, loop.span, "the epoch loop")
         yield finding(
-            CODE,
-            summary.path,
-            site.span,
-            f"DataLoader with {site.workers_source} workers is iterated on every pass of the loop at "
-            f"line {site.epoch_loop.span.row} and restarts its workers each time: add "
+            model, CODE, built.module, built.span,
+            f"DataLoader with positive workers is iterated on every pass of the loop at "
+            f"{where(model, loop_step, built.module)} and restarts its workers each time: add "
             f"`persistent_workers=True`",
+            (loop_step, Step(iteration.module, iteration.span, "iterated here")) + trail,
         )

@@ -1,0 +1,696 @@
+"""ast → ModuleSummary in one traversal.
+
+Every statement and expression of the file is visited once. Expressions become symbolic
+values (``analysis.values``); calls, loops, lambdas, defs, classes and attribute stores
+are recorded in the summary's tables as they are met. Names are not resolved here: a
+value keeps ``Name("x")`` and the resolver decides later, in the scope that owns it,
+whether ``x`` is a local, a parameter, a closure variable, a global or an import.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Set, Tuple
+
+from .summary import AttrStore, Binding, CallSite, ClassSummary, FunctionSummary, Loop, ModuleSummary, Param, Span
+from .values import (
+    UNKNOWN,
+    Attr,
+    Call,
+    ClassRef,
+    Const,
+    DictDisplay,
+    Element,
+    FunctionRef,
+    Imported,
+    Item,
+    Name,
+    Op,
+    Part,
+    Seq,
+    Starred,
+    Unknown,
+    Value,
+    position,
+)
+
+MAX_STR = 120  # longer string constants are kept as Unknown (docstrings, prompts)
+
+BINOPS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+    ast.MatMult: "@",
+}
+CMPOPS = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+    ast.Is: "is", ast.IsNot: "is-not", ast.In: "in", ast.NotIn: "not-in",
+}
+UNARYOPS = {ast.USub: "neg", ast.Not: "not", ast.UAdd: "pos", ast.Invert: "inv"}
+CONST_TYPES = (int, float, bool, type(None))
+
+
+def is_main_guard(test: ast.AST) -> bool:
+    """``__name__ == "__main__"`` in either order."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
+
+
+class Scope:
+    """What the traversal accumulates for one module, function, lambda or class body."""
+
+    __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "returns",
+                 "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks")
+
+    def __init__(self, kind: str, qualname: str, self_name: Optional[str] = None):
+        self.kind = kind
+        self.qualname = qualname
+        self.bindings: Dict[str, List[Binding]] = {}
+        self.loads: Set[str] = set()
+        self.attr_loads: Set[str] = set()
+        self.self_reads: Set[str] = set()
+        self.returns: List[Value] = []
+        self.generator = False
+        self.globals: Set[str] = set()
+        self.nonlocals: Set[str] = set()
+        self.self_name = self_name
+        self.methods: List[str] = []
+        self.fields: List[Param] = []
+        self.blocks: List[Tuple[int, int, int]] = []
+
+    def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
+        return {name: tuple(items) for name, items in self.bindings.items()}
+
+
+class Extractor:
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.lines = text.split("\n")
+        self._ascii: Dict[int, bool] = {}
+        self.summary = ModuleSummary(path)
+        self.module_scope = Scope("module", "")
+        self.scope = self.module_scope
+        self.loop = -1  # innermost loop of the current scope
+        self.guarded = False
+        self.handlers: Tuple[str, ...] = ()
+        self.none_guards: Tuple[Tuple[str, str], ...] = ()  # (root name, attr) tested for None
+        self.top: Optional[Span] = None
+        self.imports: List[Value] = []
+        self.block = -1  # innermost conditional block of the current scope
+        self.effective = 0  # where bindings made by the current statement take effect
+        self.stmt_dispatch = {
+            ast.FunctionDef: self._def, ast.AsyncFunctionDef: self._def, ast.ClassDef: self._class,
+            ast.Return: self._return, ast.Assign: self._assign, ast.AugAssign: self._augassign,
+            ast.AnnAssign: self._annassign, ast.For: self._for, ast.AsyncFor: self._for, ast.While: self._while,
+            ast.If: self._if, ast.With: self._with, ast.AsyncWith: self._with, ast.Try: self._try,
+            ast.Expr: self._expr_stmt, ast.Import: self._import, ast.ImportFrom: self._import_from,
+            ast.Global: self._global, ast.Nonlocal: self._nonlocal, ast.Delete: self._delete,
+        }
+        if hasattr(ast, "TryStar"):
+            self.stmt_dispatch[ast.TryStar] = self._try
+        self.expr_dispatch = {
+            ast.Constant: self._constant, ast.Name: self._name, ast.Attribute: self._attribute,
+            ast.Subscript: self._subscript, ast.Call: self._call, ast.Lambda: self._lambda,
+            ast.List: self._display, ast.Tuple: self._display, ast.Set: self._display, ast.Dict: self._dict,
+            ast.BinOp: self._binop, ast.UnaryOp: self._unaryop, ast.BoolOp: self._boolop,
+            ast.Compare: self._compare, ast.IfExp: self._ifexp, ast.JoinedStr: self._joinedstr,
+            ast.ListComp: self._comprehension, ast.SetComp: self._comprehension,
+            ast.GeneratorExp: self._comprehension, ast.DictComp: self._comprehension,
+            ast.NamedExpr: self._namedexpr, ast.Yield: self._yield, ast.YieldFrom: self._yield,
+            ast.Starred: self._starred,
+        }
+
+    # positions ------------------------------------------------------------------
+    def _col(self, row: int, byte_col: int) -> int:
+        ascii_line = self._ascii.get(row)
+        if ascii_line is None:
+            line = self.lines[row - 1] if 0 < row <= len(self.lines) else ""
+            ascii_line = self._ascii[row] = line.isascii()
+        if ascii_line:
+            return byte_col + 1
+        line = self.lines[row - 1]
+        return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
+
+    def span(self, node: ast.AST) -> Span:
+        row = node.lineno
+        end_row = node.end_lineno or row
+        end_col = node.end_col_offset
+        return Span(row, self._col(row, node.col_offset), end_row,
+                    self._col(end_row, end_col) if end_col is not None else self._col(row, node.col_offset) + 1)
+
+    def name_span(self, node, name: str) -> Span:
+        """The span of ``name`` in ``def name`` / ``class name`` (the header's first line)."""
+        row = node.lineno
+        line = self.lines[row - 1] if row <= len(self.lines) else ""
+        col = line.find(name, node.col_offset)
+        col = self._col(row, col) if col >= 0 else self._col(row, node.col_offset)
+        return Span(row, col, row, col + len(name))
+
+    # driver ---------------------------------------------------------------------
+    def run(self, tree: ast.Module) -> ModuleSummary:
+        for stmt in tree.body:
+            self.top = self.span(stmt)
+            self.statement(stmt)
+        self.top = None
+        summary = self.summary
+        summary.bindings = self.module_scope.frozen_bindings()
+        summary.imports = tuple(self.imports)
+        summary.blocks = tuple(self.module_scope.blocks)
+        return summary
+
+    def statement(self, stmt: ast.stmt) -> None:
+        self.effective = position(stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+        handler = self.stmt_dispatch.get(type(stmt))
+        if handler is not None:
+            handler(stmt)
+            return
+        # raise, assert, match, pass...: record what their expressions contain
+        for name, value in ast.iter_fields(stmt):
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.stmt):
+                        self.statement(item)
+                    elif isinstance(item, ast.expr):
+                        self.expr(item)
+                    elif isinstance(item, ast.AST):
+                        self._other_node(item)
+            elif isinstance(value, ast.expr):
+                self.expr(value)
+            elif isinstance(value, ast.AST):
+                self._other_node(value)
+
+    def _other_node(self, node: ast.AST) -> None:
+        """match cases, patterns, keywords... anything holding statements or expressions."""
+        for _, value in ast.iter_fields(node):
+            items = value if isinstance(value, list) else (value,)
+            for item in items:
+                if isinstance(item, ast.stmt):
+                    self.statement(item)
+                elif isinstance(item, ast.expr):
+                    self.expr(item)
+                elif isinstance(item, ast.AST):
+                    self._other_node(item)
+            if type(node).__name__.startswith("Match") and isinstance(value, str):
+                self.bind_name(value, UNKNOWN, self.span(node), "other")
+
+    # bindings -------------------------------------------------------------------
+    def bind_name(self, name: str, value: Value, span: Span, kind: str = "assign") -> None:
+        scope = self.scope
+        if name in scope.globals:
+            scope = self.module_scope
+        block = self.block if scope is self.scope else -1
+        scope.bindings.setdefault(name, []).append(Binding(kind, value, span, self.guarded, self.effective, block))
+
+    def bind_target(self, target: ast.AST, value: Value, kind: str = "assign",
+                    source: Optional[ast.AST] = None) -> None:
+        """Bind ``target`` to ``value``; ``source`` is the value's node (attribute stores keep its span)."""
+        if isinstance(target, ast.Name):
+            self.bind_name(target.id, value, self.span(target), kind)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for index, element in enumerate(target.elts):
+                if isinstance(element, ast.Starred):
+                    self.bind_target(element.value, Part(value, -1), kind)
+                else:
+                    self.bind_target(element, Part(value, index), kind)
+        elif isinstance(target, ast.Attribute):
+            self.store(target.value, target.attr, value, source if source is not None else target, kind)
+        elif isinstance(target, ast.Subscript):
+            self.expr(target.slice)
+            self.store(target.value, "[]", value, source if source is not None else target, kind)
+        elif isinstance(target, ast.Starred):
+            self.bind_target(target.value, value, kind)
+
+    def store(self, base: ast.AST, attr: str, value: Value, node: ast.AST, kind: str) -> None:
+        target = self.expr(base)
+        root = target.id if isinstance(target, Name) else None
+        guarded = root is not None and (root, attr) in self.none_guards
+        self.summary.stores.append(
+            AttrStore(self.scope.qualname, target, attr, value, self.span(node), kind, guarded, self.loop)
+        )
+
+    def conditional(self, stmts, first_row: int, last_row: int, prelude=None) -> None:
+        """Run ``stmts`` as a block that may not execute (a branch, a loop body, a handler);
+        ``prelude`` binds what the block binds on entry (a loop target, an ``except`` name)."""
+        if not stmts and prelude is None:
+            return
+        blocks = self.scope.blocks
+        blocks.append((self.block, first_row, last_row))
+        saved = self.block
+        self.block = len(blocks) - 1
+        if prelude is not None:
+            prelude()
+        self._block(stmts)
+        self.block = saved
+
+    def _block(self, stmts) -> None:
+        for stmt in stmts:
+            self.statement(stmt)
+
+    def _rows(self, stmts) -> Tuple[int, int]:
+        return stmts[0].lineno, max(s.end_lineno or s.lineno for s in stmts)
+
+    def branch(self, stmts) -> None:
+        if stmts:
+            self.conditional(stmts, *self._rows(stmts))
+
+    # statements -----------------------------------------------------------------
+    def _params(self, args: ast.arguments) -> Tuple[Param, ...]:
+        """Parameters, with defaults converted in the *enclosing* scope (where Python evaluates them)."""
+        params: List[Param] = []
+        positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
+        defaults: List[Optional[ast.expr]] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        posonly = len(getattr(args, "posonlyargs", []))
+        for index, (arg, default) in enumerate(zip(positional, defaults)):
+            params.append(self._param(arg, "posonly" if index < posonly else "pos", default))
+        if args.vararg is not None:
+            params.append(self._param(args.vararg, "vararg", None))
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+            params.append(self._param(arg, "kwonly", default))
+        if args.kwarg is not None:
+            params.append(self._param(args.kwarg, "kwarg", None))
+        return tuple(params)
+
+    def _param(self, arg: ast.arg, kind: str, default: Optional[ast.expr]) -> Param:
+        annotation = ""
+        if isinstance(arg.annotation, (ast.Name, ast.Attribute)):
+            annotation = _dotted(arg.annotation) or ""
+        value = self.expr(default) if default is not None else None
+        return Param(arg.arg, kind, value, self.span(arg), self.span(default) if default is not None else None,
+                     annotation)
+
+    def _child_qualname(self, name: str) -> str:
+        outer = self.scope
+        if outer.kind == "module":
+            return name
+        if outer.kind == "class":
+            return f"{outer.qualname}.{name}"
+        return f"{outer.qualname}.<locals>.{name}"
+
+    def _def(self, node) -> None:
+        outer = self.scope
+        decorators = tuple(self.expr(d) for d in node.decorator_list)
+        params = self._params(node.args)
+        qualname = self._child_qualname(node.name)
+        self.bind_name(node.name, FunctionRef(qualname), self.name_span(node, node.name), "def")
+        if outer.kind == "class":
+            outer.methods.append(node.name)
+        self_name = None
+        is_static = any(_dotted_value(d) in ("staticmethod",) for d in decorators)
+        if outer.kind == "class" and params and not is_static and params[0].kind in ("pos", "posonly"):
+            self_name = params[0].name
+        scope = Scope("function", qualname, self_name)
+        for param in params:
+            scope.bindings.setdefault(param.name, []).append(Binding("param", UNKNOWN, param.span))
+        summary = FunctionSummary(qualname, node.name, self.name_span(node, node.name), outer.qualname, outer.kind,
+                                  "function", params, decorators, guarded=self.guarded,
+                                  end_row=node.end_lineno or node.lineno)
+        self._enter(scope, node.body)
+        self._finish_function(summary, scope)
+
+    def _enter(self, scope: Scope, body) -> None:
+        saved = (self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block)
+        self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block = scope, -1, (), (), False, -1
+        if isinstance(body, list):
+            self._block(body)
+        else:
+            scope.returns.append(self.expr(body))
+        self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block = saved
+
+    def _finish_function(self, summary: FunctionSummary, scope: Scope) -> None:
+        summary.bindings = scope.frozen_bindings()
+        summary.declared_global = frozenset(scope.globals)
+        summary.declared_nonlocal = frozenset(scope.nonlocals)
+        summary.returns = tuple(scope.returns)
+        summary.blocks = tuple(scope.blocks)
+        summary.is_generator = scope.generator
+        summary.loads = frozenset(scope.loads)
+        summary.attr_loads = frozenset(scope.attr_loads)
+        summary.self_reads = frozenset(scope.self_reads)
+        self.summary.functions.setdefault(summary.qualname, summary)
+
+    def _class(self, node: ast.ClassDef) -> None:
+        outer = self.scope
+        bases = tuple(self.expr(b) for b in node.bases)
+        keywords = tuple((k.arg, self.expr(k.value)) for k in node.keywords if k.arg)
+        decorators = tuple(self.expr(d) for d in node.decorator_list)
+        qualname = self._child_qualname(node.name)
+        span = self.name_span(node, node.name)
+        self.bind_name(node.name, ClassRef(qualname), span, "class")
+        scope = Scope("class", qualname)
+        self._enter(scope, node.body)
+        self.summary.classes.setdefault(qualname, ClassSummary(
+            qualname, node.name, span, node.lineno, outer.qualname, outer.kind, bases, keywords, decorators,
+            scope.frozen_bindings(), tuple(scope.methods), tuple(scope.fields), self.guarded,
+        ))
+
+    def _return(self, node: ast.Return) -> None:
+        self.scope.returns.append(self.expr(node.value) if node.value is not None else Const(None))
+
+    def _assign(self, node: ast.Assign) -> None:
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.bind_target(target, value, source=node.value)
+
+    def _augassign(self, node: ast.AugAssign) -> None:
+        value = self.expr(node.value)
+        target = node.target
+        if isinstance(target, ast.Name):
+            self.bind_name(target.id, Op(BINOPS.get(type(node.op), "?"),
+                                         (Name(target.id, position(target.lineno, target.col_offset)), value)),
+                           self.span(target), "aug")
+            self.scope.loads.add(target.id)
+        else:
+            self.bind_target(target, value, "aug")
+
+    def _annassign(self, node: ast.AnnAssign) -> None:
+        value = self.expr(node.value) if node.value is not None else None
+        if self.scope.kind == "class" and isinstance(node.target, ast.Name):
+            annotation = _dotted(node.annotation) if isinstance(node.annotation, (ast.Name, ast.Attribute)) else ""
+            self.scope.fields.append(Param(node.target.id, "pos", value, self.span(node.target),
+                                           self.span(node.value) if node.value is not None else None,
+                                           annotation or ""))
+        if value is not None:
+            self.bind_target(node.target, value, source=node.value)
+
+    def _loop_record(self, kind: str, iterable: Optional[Value], target: Optional[str], header: Span,
+                     body: Optional[Span], end_row: int) -> int:
+        loops = self.summary.loops
+        loops.append(Loop(self.scope.qualname, kind, iterable, target, header, body, end_row, self.loop,
+                          self.guarded, self.top if self.scope.kind == "module" else None))
+        return len(loops) - 1
+
+    def _for(self, node) -> None:
+        iterable = self.expr(node.iter)
+        start, stop = self.span(node), self.span(node.iter)
+        header = Span(start.row, start.col, stop.end_row, stop.end_col)
+        target = node.target.id if isinstance(node.target, ast.Name) else None
+        index = self._loop_record("for", iterable, target, header, self.span(node.body[0]) if node.body else None,
+                                  node.end_lineno or node.lineno)
+        self.effective = position(stop.end_row, stop.end_col)
+
+        def bind_target():
+            self.bind_target(node.target, Element(iterable), "loop")
+
+        saved = self.loop
+        self.loop = index
+        self.conditional(node.body, header.row, node.end_lineno or node.lineno, bind_target)
+        self.loop = saved
+        self.branch(node.orelse)
+
+    def _while(self, node: ast.While) -> None:
+        test_span = self.span(node.test)
+        self.expr(node.test)
+        start = self.span(node)
+        header = Span(start.row, start.col, test_span.end_row, test_span.end_col)
+        index = self._loop_record("while", None, None, header, self.span(node.body[0]) if node.body else None,
+                                  node.end_lineno or node.lineno)
+        saved = self.loop
+        self.loop = index
+        self.branch(node.body)
+        self.loop = saved
+        self.branch(node.orelse)
+
+    def _if(self, node: ast.If) -> None:
+        if self.scope.kind == "module" and not self.guarded and is_main_guard(node.test):
+            self.summary.has_main_guard = True
+            self.guarded = True
+            blocks = self.scope.blocks
+            blocks.append((self.block, *self._rows(node.body)))
+            saved_block, self.block = self.block, len(blocks) - 1
+            for stmt in node.body:
+                self.top = self.span(stmt)
+                self.statement(stmt)
+            self.guarded, self.block = False, saved_block
+            self.branch(node.orelse)
+            return
+        self.expr(node.test)
+        tested = _none_test(node.test)
+        if tested is not None:
+            saved = self.none_guards
+            self.none_guards = saved + (tested,)
+            self.branch(node.body)
+            self.none_guards = saved
+        else:
+            self.branch(node.body)
+        self.branch(node.orelse)
+
+    def _with(self, node) -> None:
+        for item in node.items:
+            value = self.expr(item.context_expr)
+            if item.optional_vars is not None:
+                self.effective = position(item.context_expr.end_lineno, item.context_expr.end_col_offset)
+                self.bind_target(item.optional_vars, value, "with")
+        self._block(node.body)
+
+    def _try(self, node) -> None:
+        caught: List[str] = []
+        for handler in node.handlers:
+            if handler.type is None:
+                caught.append("*")
+            else:
+                types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+                caught.extend(_dotted(t).rpartition(".")[2] if _dotted(t) else "?" for t in types)
+        saved = self.handlers
+        self.handlers = saved + tuple(caught)
+        self.branch(node.body)
+        self.handlers = saved
+        for handler in node.handlers:
+            if handler.type is not None:
+                self.expr(handler.type)
+
+            def bind_name(handler=handler):
+                if handler.name:
+                    self.bind_name(handler.name, UNKNOWN, self.span(handler), "other")
+
+            self.conditional(handler.body, handler.lineno, handler.end_lineno or handler.lineno, bind_name)
+        self.branch(node.orelse)
+        self._block(node.finalbody)
+
+    def _expr_stmt(self, node: ast.Expr) -> None:
+        value = node.value
+        if isinstance(value, ast.Constant):
+            return  # docstrings and bare literals
+        result = self.expr(value)
+        if isinstance(result, Call):
+            self.summary.calls[result.index] = self.summary.calls[result.index]._replace(statement=True)
+
+    def _import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname:
+                value = Imported(alias.name)
+                self.bind_name(alias.asname, value, self.span(node), "import")
+            else:
+                top = alias.name.split(".")[0]
+                self.bind_name(top, Imported(top), self.span(node), "import")
+                value = Imported(alias.name)
+            if self.scope.kind == "module" and not self.guarded:
+                self.imports.append(value)
+
+    def _import_from(self, node: ast.ImportFrom) -> None:
+        base = node.module or ""
+        at_import_time = self.scope.kind == "module" and not self.guarded
+        if at_import_time:
+            self.imports.append(Imported(base, node.level))
+        for alias in node.names:
+            path = f"{base}.{alias.name}" if base else alias.name
+            if alias.name == "*":
+                if self.scope.kind == "module":
+                    self.summary.star_imports += (Imported(base, node.level),)
+                continue
+            self.bind_name(alias.asname or alias.name, Imported(path, node.level), self.span(node), "import")
+            if at_import_time:
+                self.imports.append(Imported(path, node.level))
+
+    def _global(self, node: ast.Global) -> None:
+        self.scope.globals.update(node.names)
+
+    def _nonlocal(self, node: ast.Nonlocal) -> None:
+        self.scope.nonlocals.update(node.names)
+
+    def _delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Attribute):
+                self.store(target.value, target.attr, UNKNOWN, target, "del")
+            elif isinstance(target, ast.Subscript):
+                self.expr(target)
+
+    # expressions ----------------------------------------------------------------
+    def expr(self, node: ast.AST) -> Value:
+        handler = self.expr_dispatch.get(type(node))
+        if handler is not None:
+            return handler(node)
+        for child in ast.iter_child_nodes(node):  # await, slices, formatted values...
+            if isinstance(child, ast.expr):
+                self.expr(child)
+            elif isinstance(child, ast.AST):
+                self._other_node(child)
+        return UNKNOWN
+
+    def _constant(self, node: ast.Constant) -> Value:
+        value = node.value
+        if isinstance(value, CONST_TYPES):
+            return Const(value)
+        if isinstance(value, str):
+            return Const(value) if len(value) <= MAX_STR else Unknown("str")
+        return Unknown("const")
+
+    def _name(self, node: ast.Name) -> Value:
+        if isinstance(node.ctx, ast.Load):
+            self.scope.loads.add(node.id)
+        return Name(node.id, position(node.lineno, node.col_offset))
+
+    def _attribute(self, node: ast.Attribute) -> Value:
+        base = self.expr(node.value)
+        scope = self.scope
+        scope.attr_loads.add(node.attr)
+        if scope.self_name is not None and isinstance(base, Name) and base.id == scope.self_name:
+            scope.self_reads.add(node.attr)
+        return Attr(base, node.attr)
+
+    def _subscript(self, node: ast.Subscript) -> Value:
+        base = self.expr(node.value)
+        return Item(base, self.expr(node.slice))
+
+    def _starred(self, node: ast.Starred) -> Value:
+        return Starred(self.expr(node.value))
+
+    def _call(self, node: ast.Call) -> Value:
+        func = self.expr(node.func)
+        args = tuple(self.expr(a) for a in node.args)
+        keywords = tuple((k.arg, self.expr(k.value)) for k in node.keywords)
+        calls = self.summary.calls
+        calls.append(CallSite(
+            self.scope.qualname, func, args, keywords, self.span(node),
+            tuple(self.span(a) for a in node.args), tuple(self.span(k) for k in node.keywords),
+            self.loop, self.guarded, False, self.handlers, self.top if self.scope.kind == "module" else None,
+        ))
+        return Call(len(calls) - 1)
+
+    def _lambda(self, node: ast.Lambda) -> Value:
+        params = self._params(node.args)
+        span = self.span(node)
+        qualname = self._child_qualname(f"<lambda:{span.row}:{span.col}>")
+        scope = Scope("function", qualname)
+        for param in params:
+            scope.bindings.setdefault(param.name, []).append(Binding("param", UNKNOWN, param.span))
+        summary = FunctionSummary(qualname, "<lambda>", span, self.scope.qualname, self.scope.kind, "lambda",
+                                  params, guarded=self.guarded, end_row=span.end_row)
+        self._enter(scope, node.body)
+        self._finish_function(summary, scope)
+        return FunctionRef(qualname)
+
+    def _display(self, node) -> Value:
+        kind = "list" if isinstance(node, ast.List) else "tuple" if isinstance(node, ast.Tuple) else "set"
+        return Seq(kind, tuple(self.expr(e) for e in node.elts))
+
+    def _dict(self, node: ast.Dict) -> Value:
+        keys = tuple(self.expr(k) if k is not None else None for k in node.keys)
+        return DictDisplay(keys, tuple(self.expr(v) for v in node.values))
+
+    def _binop(self, node: ast.BinOp) -> Value:
+        return Op(BINOPS.get(type(node.op), "?"), (self.expr(node.left), self.expr(node.right)))
+
+    def _unaryop(self, node: ast.UnaryOp) -> Value:
+        return Op(UNARYOPS.get(type(node.op), "?"), (self.expr(node.operand),))
+
+    def _boolop(self, node: ast.BoolOp) -> Value:
+        return Op("and" if isinstance(node.op, ast.And) else "or", tuple(self.expr(v) for v in node.values))
+
+    def _compare(self, node: ast.Compare) -> Value:
+        left = self.expr(node.left)
+        parts = []
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.expr(right_node)
+            parts.append(Op(CMPOPS.get(type(op), "?"), (left, right)))
+            left = right
+        return parts[0] if len(parts) == 1 else Op("and", tuple(parts))
+
+    def _ifexp(self, node: ast.IfExp) -> Value:
+        return Op("if", (self.expr(node.test), self.expr(node.body), self.expr(node.orelse)))
+
+    def _joinedstr(self, node: ast.JoinedStr) -> Value:
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                parts.append(self.expr(value.value))
+                if value.format_spec is not None:
+                    self.expr(value.format_spec)
+            else:
+                parts.append(self.expr(value))
+        return Op("fstr", tuple(parts))
+
+    def _comprehension(self, node) -> Value:
+        for generator in node.generators:
+            iterable = self.expr(generator.iter)
+            target = generator.target.id if isinstance(generator.target, ast.Name) else None
+            self._loop_record("comp", iterable, target, self.span(generator.iter), None,
+                              getattr(node, "end_lineno", None) or node.lineno)
+            self.bind_target(generator.target, Element(iterable), "loop")
+            for condition in generator.ifs:
+                self.expr(condition)
+        if isinstance(node, ast.DictComp):
+            self.expr(node.key)
+            element = self.expr(node.value)
+        else:
+            element = self.expr(node.elt)
+        return Seq("comp", (element,))
+
+    def _namedexpr(self, node: ast.NamedExpr) -> Value:
+        value = self.expr(node.value)
+        self.bind_target(node.target, value)
+        return value
+
+    def _yield(self, node) -> Value:
+        self.scope.generator = True
+        if node.value is not None:
+            value = self.expr(node.value)
+            if isinstance(node, ast.YieldFrom):
+                self.scope.returns.append(Element(value))
+            else:
+                self.scope.returns.append(value)
+        return UNKNOWN
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _dotted_value(value: Value) -> str:
+    from .values import dotted
+
+    return dotted(value) or ""
+
+
+def _none_test(test: ast.AST) -> Optional[Tuple[str, str]]:
+    """``x.attr is None`` / ``not x.attr`` / ``x.attr == None`` / ``not hasattr(x, "attr")`` → (x, attr)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "hasattr":
+            if len(inner.args) == 2 and isinstance(inner.args[0], ast.Name) and isinstance(inner.args[1], ast.Constant):
+                return (inner.args[0].id, str(inner.args[1].value))
+            return None
+        return _name_attr(inner)
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq))
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return _name_attr(test.left)
+    return None
+
+
+def _name_attr(node: ast.AST) -> Optional[Tuple[str, str]]:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return (node.value.id, node.attr)
+    return None
+
+
+def extract(path: str, text: str, tree: ast.Module) -> ModuleSummary:
+    return Extractor(path, text).run(tree)

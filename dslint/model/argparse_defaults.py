@@ -1,0 +1,81 @@
+"""``args.num_workers`` → the ``default=`` of the matching ``parser.add_argument(...)``.
+
+A command-line value is whatever the user types, but a script run with its defaults is
+the case that ships: a default of 0 makes ``args.num_workers`` zero unless overridden.
+Arguments are matched to the parser that ``parse_args`` was called on (or one of its
+``parents=``, or an argument group of it) by the parser's construction site.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Set
+
+from ..analysis.values import Attr, Const
+from .objects import UNKNOWN_RESULT, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step
+
+if TYPE_CHECKING:
+    from .resolver import Resolver
+
+
+def destination(site) -> Optional[str]:
+    """The attribute name an ``add_argument`` call stores into."""
+    for name, value in site.keywords:
+        if name == "dest" and isinstance(value, Const) and isinstance(value.value, str):
+            return value.value
+    flags = [a.value for a in site.args if isinstance(a, Const) and isinstance(a.value, str)]
+    if not flags:
+        return None
+    long = [f for f in flags if f.startswith("--")]
+    if long:
+        return long[0][2:].replace("-", "_")
+    if flags[0].startswith("-"):
+        return flags[0].lstrip("-").replace("-", "_")
+    return flags[0].replace("-", "_")
+
+
+def parser_sites(resolver: "Resolver", parser: Inst, depth: int = 0) -> Set[SiteRef]:
+    """The construction sites of ``parser`` and of the parsers it inherits (``parents=[...]``)."""
+    sites = {parser.site} if parser.site is not None else set()
+    if parser.site is None or depth > 3:
+        return sites
+    parents = resolver.keyword_at(parser.site, parser.ctx, "parents")
+    for found in parents or ():
+        if isinstance(found.obj, Container):
+            for item in resolver.container_values(found.obj):
+                if isinstance(item.obj, Inst):
+                    sites |= parser_sites(resolver, item.obj, depth + 1)
+    return sites
+
+
+def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
+    from .resolver import join
+
+    wanted = parser_sites(resolver, parser)
+    if not wanted:
+        return UNKNOWN_RESULT
+    parts = []
+    for method in ("add_argument", "set_defaults"):
+        for ref in resolver.project.calls_named(method):
+            site = resolver.project.call(ref)
+            if not isinstance(site.func, Attr):
+                continue
+            if method == "add_argument" and destination(site) != name:
+                continue
+            if method == "set_defaults" and not any(k == name for k, _ in site.keywords):
+                continue
+            ctx = Ctx(ref.module, site.scope)
+            receivers = resolver.eval(site.func.base, ctx)
+            if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in receivers):
+                continue
+            parts.append(_default(resolver, ref, site, ctx, name if method == "set_defaults" else "default"))
+    return join(parts) if parts else UNKNOWN_RESULT
+
+
+def _default(resolver: "Resolver", ref: SiteRef, site, ctx: Ctx, keyword: str) -> Results:
+    for (name, value), span in zip(site.keywords, site.keyword_spans):
+        if name == keyword:
+            return tuple(Found(f.obj, (Step(ref.module, span, "the argparse default"),) + f.trail)
+                         for f in resolver.eval(value, ctx))
+    action = next((v.value for k, v in site.keywords if k == "action" and isinstance(v, Const)), None)
+    value = {"store_true": False, "store_false": True}.get(action) if isinstance(action, str) else None
+    return (Found(Lit(value), (Step(ref.module, site.span, "argparse default (none given)"),)),)

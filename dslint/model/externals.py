@@ -1,0 +1,459 @@
+"""What operators and calls of things outside the project evaluate to.
+
+Folding ``2 * 4`` or ``min(8, os.cpu_count())``, following ``int(x)``, ``getattr(o, "x")``,
+``copy.deepcopy(x)``, ``kwargs.get("num_workers", 0)`` and argparse defaults. Anything not
+described here evaluates to an instance of the outside callable (``Inst(Ext(name))``), which
+the library table (``model.libraries``) may know more about.
+"""
+
+from __future__ import annotations
+
+import operator as _op
+from typing import TYPE_CHECKING, Optional
+
+from ..analysis.values import Const, DictDisplay, Op, Starred
+from .objects import (
+    UNKNOWN_RESULT,
+    Batch,
+    Bound,
+    Cls,
+    Container,
+    Ctx,
+    Ext,
+    Found,
+    Func,
+    Inst,
+    Kwargs,
+    Lit,
+    Mod,
+    Namespace,
+    PositiveInt,
+    Results,
+    SiteRef,
+    Step,
+    Top,
+)
+
+if TYPE_CHECKING:
+    from .resolver import Resolver
+
+CPU_COUNT_CALLS = frozenset({
+    "os.cpu_count", "multiprocessing.cpu_count", "torch.multiprocessing.cpu_count", "os.process_cpu_count",
+    "psutil.cpu_count", "multiprocessing.context.cpu_count",
+})
+CUDA_AVAILABILITY_CALLS = frozenset({
+    "torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available",
+})
+PARTIALS = frozenset({"functools.partial"})
+IDENTITY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.sorted",
+                            "builtins.reversed", "typing.cast"})
+ARITHMETIC = {
+    "+": _op.add, "-": _op.sub, "*": _op.mul, "//": _op.floordiv, "%": _op.mod, "/": _op.truediv,
+    "**": _op.pow, "|": _op.or_, "&": _op.and_, "^": _op.xor, "<<": _op.lshift, ">>": _op.rshift,
+}
+COMPARISONS = {
+    "==": _op.eq, "!=": _op.ne, "<": _op.lt, "<=": _op.le, ">": _op.gt, ">=": _op.ge,
+    "is": _op.is_, "is-not": _op.is_not,
+}
+MAX_PRODUCT = 6
+
+
+def one(obj, trail=()) -> Results:
+    return (Found(obj, trail),)
+
+
+def truth(obj) -> Optional[bool]:
+    """Truthiness of one object: True, False, or None when it cannot be told."""
+    kind = type(obj)
+    if kind is Lit:
+        try:
+            return bool(obj.value)
+        except Exception:  # noqa: BLE001  a literal whose truth raises
+            return None
+    if kind is PositiveInt:
+        return True
+    if kind in (Func, Cls, Bound, Mod):
+        return True
+    if kind is Container:
+        display = obj.value
+        items = display.values if isinstance(display, DictDisplay) else display.items
+        if obj.kind == "comp":
+            return None
+        return bool(items)
+    if kind is Inst and isinstance(obj.cls, Cls):
+        return True
+    return None
+
+
+def truthiness(results: Results) -> str:
+    """"true", "false" or "unknown" for an answer (every object must agree)."""
+    values = {truth(found.obj) for found in results}
+    if values == {True}:
+        return "true"
+    if values == {False}:
+        return "false"
+    return "unknown"
+
+
+# operators --------------------------------------------------------------------------------
+def operator(resolver: "Resolver", value: Op, ctx: Ctx) -> Results:
+    op = value.op
+    if op == "if":
+        test, body, orelse = value.args
+        decided = truthiness(resolver.eval(test, ctx))
+        if decided == "true":
+            return resolver.eval(body, ctx)
+        if decided == "false":
+            return resolver.eval(orelse, ctx)
+        from .resolver import join
+
+        return join((resolver.eval(body, ctx), resolver.eval(orelse, ctx)))
+    if op in ("and", "or"):
+        return _boolean(resolver, op, value.args, ctx)
+    if op == "not":
+        decided = truthiness(resolver.eval(value.args[0], ctx))
+        return one(Lit(decided == "false")) if decided != "unknown" else UNKNOWN_RESULT
+    if op == "neg":
+        return _fold(resolver, value.args, ctx, lambda a: -a)
+    if op in ARITHMETIC:
+        return _fold(resolver, value.args, ctx, ARITHMETIC[op], op)
+    if op in COMPARISONS:
+        return _fold(resolver, value.args, ctx, COMPARISONS[op], op)
+    if op == "fstr":
+        return _fstring(resolver, value.args, ctx)
+    return UNKNOWN_RESULT
+
+
+def _boolean(resolver: "Resolver", op: str, operands, ctx: Ctx) -> Results:
+    from .resolver import join
+
+    parts = []
+    stop_on = "true" if op == "or" else "false"
+    for index, operand in enumerate(operands):
+        result = resolver.eval(operand, ctx)
+        decided = truthiness(result)
+        last = index == len(operands) - 1
+        if decided == stop_on or last:
+            parts.append(result)
+            break
+        if decided == "unknown":
+            parts.append(result)
+    return join(parts)
+
+
+def _fold(resolver: "Resolver", operands, ctx: Ctx, fn, op: str = "") -> Results:
+    from .resolver import join
+
+    evaluated = [resolver.eval(o, ctx) for o in operands]
+    if any(len(e) > MAX_PRODUCT for e in evaluated):
+        return UNKNOWN_RESULT
+    combos = [()]
+    for e in evaluated:
+        combos = [c + (f,) for c in combos for f in e]
+    parts = []
+    for combo in combos:
+        trail = tuple(step for f in combo for step in f.trail)[:8]
+        parts.append(one(_apply(fn, op, [f.obj for f in combo]), trail))
+    return join(parts)
+
+
+def _apply(fn, op: str, objs):
+    if all(isinstance(o, Lit) for o in objs):
+        try:
+            return Lit(fn(*[o.value for o in objs]))
+        except Exception:  # noqa: BLE001  1 // 0, "a" < 1...
+            return Top("fold")
+    if len(objs) == 2:
+        left, right = objs
+        if isinstance(right, PositiveInt) and isinstance(left, Lit):
+            left, right, op = right, left, FLIPPED.get(op, op)
+        if isinstance(left, PositiveInt) and isinstance(right, Lit) and _number(right.value):
+            return _positive_op(left, op, right.value)
+        if op in ("is", "is-not") and _is_none(left) != _is_none(right) and all(map(_definite, objs)):
+            return Lit(op == "is-not")
+    return Top("fold")
+
+
+FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "+": "+", "*": "*", "==": "==", "!=": "!="}
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _positive_op(left: PositiveInt, op: str, number):
+    """``p <op> number`` for an unknown p >= 1, when that decides it."""
+    if op in ("+", "*") and number > 0 or op == "+" and number == 0:
+        return PositiveInt(left.why)
+    if number <= 0 and op in (">", ">=", "!="):
+        return Lit(True)
+    if number <= 0 and op in ("==", "<", "<="):
+        return Lit(False)
+    return Top("fold")
+
+
+def _is_none(obj) -> bool:
+    return isinstance(obj, Lit) and obj.value is None
+
+
+def _definite(obj) -> bool:
+    return isinstance(obj, (Lit, PositiveInt, Func, Cls, Container))
+
+
+def _fstring(resolver: "Resolver", parts, ctx: Ctx) -> Results:
+    """A formatted string whose leading text is known (``f"cuda:{rank}"`` → "cuda:…")."""
+    text = ""
+    for part in parts:
+        result = resolver.eval(part, ctx)
+        if len(result) == 1 and isinstance(result[0].obj, Lit):
+            text += str(result[0].obj.value)
+            continue
+        return one(Lit(text + "\u2026")) if text else UNKNOWN_RESULT
+    return one(Lit(text))
+
+
+# calls of outside callables -------------------------------------------------------------------
+def call(resolver: "Resolver", qualname: str, ref: SiteRef, ctx: Ctx) -> Results:
+    handler = CALLS.get(qualname)
+    if handler is not None:
+        return handler(resolver, qualname, ref, ctx)
+    if qualname in CPU_COUNT_CALLS:
+        return one(PositiveInt("cpu count"), (Step(ref.module, resolver.project.call(ref).span, "a CPU count"),))
+    if qualname in CUDA_AVAILABILITY_CALLS:
+        return one(Lit(True), (Step(ref.module, resolver.project.call(ref).span, "true whenever a GPU is used"),))
+    if qualname in IDENTITY_CALLS:
+        return _first_arg(resolver, ref, ctx)
+    return one(Inst(Ext(qualname), ref, ctx))
+
+
+def _arg(resolver: "Resolver", ref: SiteRef, ctx: Ctx, position: int, name: Optional[str] = None) -> Optional[Results]:
+    return resolver.keyword_at(ref, ctx, name, position)
+
+
+def _first_arg(resolver: "Resolver", ref: SiteRef, ctx: Ctx) -> Results:
+    return _arg(resolver, ref, ctx, 0) or UNKNOWN_RESULT
+
+
+def _int(resolver, qualname, ref, ctx) -> Results:
+    from .resolver import join
+
+    parts = []
+    for found in _first_arg(resolver, ref, ctx):
+        obj = found.obj
+        if isinstance(obj, Lit) and isinstance(obj.value, (int, float, bool)):
+            parts.append(one(Lit(int(obj.value)), found.trail))
+        elif isinstance(obj, Lit) and isinstance(obj.value, str) and obj.value.strip().lstrip("-").isdigit():
+            parts.append(one(Lit(int(obj.value)), found.trail))
+        elif isinstance(obj, PositiveInt):
+            parts.append((found,))
+        else:
+            parts.append(UNKNOWN_RESULT)
+    return join(parts)
+
+
+def _bool(resolver, qualname, ref, ctx) -> Results:
+    decided = truthiness(_first_arg(resolver, ref, ctx))
+    return one(Lit(decided == "true")) if decided != "unknown" else UNKNOWN_RESULT
+
+
+def _min_max(resolver, qualname, ref, ctx) -> Results:
+    site = resolver.project.call(ref)
+    if site.keywords or not site.args or any(isinstance(a, Starred) for a in site.args):
+        return UNKNOWN_RESULT
+    kinds = []
+    trail = ()
+    for arg in site.args:
+        result = resolver.eval(arg, ctx)
+        objs = [f.obj for f in result]
+        if all(isinstance(o, Lit) and isinstance(o.value, (int, float)) and o.value == 0 for o in objs):
+            kinds.append("zero")
+        elif all((isinstance(o, Lit) and isinstance(o.value, (int, float)) and o.value > 0) or isinstance(o, PositiveInt)
+                 for o in objs):
+            kinds.append("positive")
+        else:
+            kinds.append("unknown")
+        trail = trail or (result[0].trail if result else ())
+    values = [resolver.eval(a, ctx) for a in site.args]
+    if all(len(v) == 1 and isinstance(v[0].obj, Lit) for v in values):
+        try:
+            fn = min if qualname.endswith("min") else max
+            return one(Lit(fn(v[0].obj.value for v in values)))
+        except Exception:  # noqa: BLE001
+            return UNKNOWN_RESULT
+    if qualname.endswith("min"):
+        if "zero" in kinds:
+            return one(Lit(0), trail)
+        if all(k == "positive" for k in kinds):
+            return one(PositiveInt("min of positives"), trail)
+    else:
+        if "positive" in kinds:
+            return one(PositiveInt("max with a positive"), trail)
+        if all(k == "zero" for k in kinds):
+            return one(Lit(0), trail)
+    return UNKNOWN_RESULT
+
+
+def _len(resolver, qualname, ref, ctx) -> Results:
+    site = resolver.project.call(ref)
+    if site.args:
+        inner = site.args[0]
+        from ..analysis.values import Call
+
+        if isinstance(inner, Call):
+            inner_site = resolver.project.call(SiteRef(ref.module, inner.index))
+            for found in resolver.eval(inner_site.func, ctx):
+                if isinstance(found.obj, Ext) and found.obj.qualname == "os.sched_getaffinity":
+                    return one(PositiveInt("usable CPUs"))
+    return UNKNOWN_RESULT
+
+
+def _next(resolver, qualname, ref, ctx) -> Results:
+    from .resolver import join
+
+    parts = [join(resolver.iterate(f) for f in _first_arg(resolver, ref, ctx))]
+    default = _arg(resolver, ref, ctx, 1)
+    if default is not None:
+        parts.append(default)
+    return join(parts)
+
+
+def _getattr(resolver, qualname, ref, ctx) -> Results:
+    from .resolver import join
+
+    names = _arg(resolver, ref, ctx, 1) or UNKNOWN_RESULT
+    if len(names) != 1 or not isinstance(names[0].obj, Lit) or not isinstance(names[0].obj.value, str):
+        return UNKNOWN_RESULT
+    name = names[0].obj.value
+    parts = [join(resolver.attribute(f, name, ctx) for f in _first_arg(resolver, ref, ctx))]
+    default = _arg(resolver, ref, ctx, 2)
+    if default is not None:
+        parts.append(default)
+    return join(parts)
+
+
+def _dict(resolver, qualname, ref, ctx) -> Results:
+    site = resolver.project.call(ref)
+    keys, values = [], []
+    for arg in site.args:
+        keys.append(None)
+        values.append(arg)
+    for name, value in site.keywords:
+        keys.append(Const(name) if name is not None else None)
+        values.append(value)
+    return one(Container("dict", DictDisplay(tuple(keys), tuple(values)), ctx))
+
+
+def _device(resolver, qualname, ref, ctx) -> Results:
+    return _arg(resolver, ref, ctx, 0, "type") or UNKNOWN_RESULT
+
+
+CALLS = {
+    "builtins.int": _int,
+    "builtins.round": _int,
+    "math.floor": _int,
+    "math.ceil": _int,
+    "builtins.bool": _bool,
+    "builtins.min": _min_max,
+    "builtins.max": _min_max,
+    "builtins.len": _len,
+    "builtins.next": _next,
+    "builtins.getattr": _getattr,
+    "builtins.dict": _dict,
+    "torch.device": _device,
+}
+
+
+# methods of values the model knows ----------------------------------------------------------
+HOST_RESULTS = frozenset({"item", "tolist", "cpu", "size", "dim", "numel", "__len__", "keys", "detach_"})
+
+
+def tensor_method(resolver: "Resolver", batch: Batch, name: str, ref: SiteRef, ctx: Ctx) -> Results:
+    """A method called on loader data: copies to a GPU make device data; most keep it host data."""
+    if name == "cuda":
+        return one(Batch(batch.loader, True))
+    if name == "to" and moves_to_device(resolver, ref, ctx):
+        return one(Batch(batch.loader, True))
+    if name in HOST_RESULTS:
+        return UNKNOWN_RESULT
+    return one(batch)
+
+
+def moves_to_device(resolver: "Resolver", ref: SiteRef, ctx: Ctx) -> bool:
+    """Whether ``x.to(...)`` at ``ref`` names a device (not only a dtype)."""
+    return device_target(resolver, ref, ctx) is not None
+
+
+def device_target(resolver: "Resolver", ref: SiteRef, ctx: Ctx) -> Optional[str]:
+    """"cuda", "cpu" or "device" (some device, not known which) for ``x.to(...)``; None for a dtype."""
+    site = resolver.project.call(ref)
+    target = None
+    for name, value in site.keywords:
+        if name == "device":
+            target = value
+    if target is None:
+        if not site.args:
+            return None
+        target = site.args[0]
+    kinds = set()
+    for found in resolver.eval(target, ctx):
+        kinds.add(device_kind(found.obj))
+    kinds.discard("dtype")
+    if not kinds:
+        return None
+    if kinds == {"cpu"}:
+        return "cpu"
+    if "cuda" in kinds:
+        return "cuda"
+    return "device"
+
+
+TORCH_DTYPES = frozenset(
+    "float float16 float32 float64 half double bfloat16 int int8 int16 int32 int64 long short uint8 bool "
+    "complex64 complex128 cfloat float8_e4m3fn float8_e5m2".split()
+)
+
+
+def device_kind(obj) -> str:
+    """cuda | cpu | dtype | device (unknown which device)."""
+    if isinstance(obj, Lit) and isinstance(obj.value, str):
+        text = obj.value
+        if text.startswith("cpu"):
+            return "cpu"
+        if text.startswith(("cuda", "gpu")) or text.startswith("\u2026"):
+            return "cuda"
+        return "device"
+    if isinstance(obj, Lit) and isinstance(obj.value, int) and not isinstance(obj.value, bool):
+        return "cuda"  # x.to(0): CUDA device 0
+    if isinstance(obj, Ext):
+        last = obj.qualname.rpartition(".")[2]
+        if obj.qualname.startswith("torch.") and last in TORCH_DTYPES:
+            return "dtype"
+    return "device"
+
+
+def kwargs_get(resolver: "Resolver", kwargs: Kwargs, ref: SiteRef, ctx: Ctx) -> Results:
+    from .resolver import join
+
+    keys = _arg(resolver, ref, ctx, 0) or UNKNOWN_RESULT
+    if len(keys) != 1 or not isinstance(keys[0].obj, Lit) or not isinstance(keys[0].obj.value, str):
+        return UNKNOWN_RESULT
+    found = resolver.kwargs_item(kwargs, keys[0].obj.value)
+    default = _arg(resolver, ref, ctx, 1) or one(Lit(None))
+    return found if found is not None else default if default is not None else join(())
+
+
+def dict_get(resolver: "Resolver", container: Container, ref: SiteRef, ctx: Ctx) -> Results:
+    keys = _arg(resolver, ref, ctx, 0) or UNKNOWN_RESULT
+    if len(keys) != 1 or not isinstance(keys[0].obj, Lit):
+        return UNKNOWN_RESULT
+    found = resolver.dict_item(container, keys[0].obj.value)
+    if found is not None:
+        return found
+    return _arg(resolver, ref, ctx, 1) or one(Lit(None))
+
+
+def namespace_attribute(resolver: "Resolver", namespace: Namespace, name: str) -> Results:
+    """``args.<name>``: the default of the parser's ``add_argument`` whose destination is ``name``."""
+    from .argparse_defaults import argument_default
+
+    return argument_default(resolver, namespace.parser, name)

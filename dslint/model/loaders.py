@@ -1,0 +1,277 @@
+"""A loader's arguments, defaults and worker count, whatever built it.
+
+A loader instance is a construction (``DataLoader(...)``, a project subclass, a
+``functools.partial`` of one, a library factory or configuration) evaluated in the
+context that gives its parameters their values. Its arguments are read where they are
+really given: the call itself, the ``super().__init__(...)`` of a project subclass, the
+keywords a partial bound, or a library's own names (``dataloader_num_workers``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
+
+from ..analysis.values import Attr, Call, Name
+from .objects import Cls, Ctx, Ext, Found, Inst, Lit, Managed, PositiveInt, Results, SiteRef, Step, Trail
+
+if TYPE_CHECKING:
+    from .libraries import LoaderSpec
+    from .resolver import Resolver
+
+DATALOADER_DEFAULTS = {
+    "num_workers": 0, "pin_memory": False, "persistent_workers": False, "prefetch_factor": None, "shuffle": None,
+    "sampler": None, "batch_sampler": None, "batch_size": 1, "drop_last": False, "collate_fn": None,
+    "worker_init_fn": None, "multiprocessing_context": None, "generator": None, "timeout": 0,
+}
+ZERO, POSITIVE, UNKNOWN = "zero", "positive", "unknown"
+
+
+class Source(NamedTuple):
+    """A call whose arguments are the loader's, the context they are read in, and how
+    many of its positional arguments come before the loader's own."""
+
+    site: SiteRef
+    ctx: Optional[Ctx]
+    shift: int = 0
+
+
+def base_loader(obj) -> Optional[Inst]:
+    if isinstance(obj, Managed):
+        return obj.loader
+    return obj if isinstance(obj, Inst) else None
+
+
+def sources(resolver: "Resolver", inst: Inst) -> List[Source]:
+    """Where the loader's arguments are given, most specific first."""
+    if inst.site is None:
+        return []
+    if isinstance(inst.cls, Cls):
+        for item in resolver.mro(inst.cls):
+            if isinstance(item, Ext):
+                break
+            init = resolver.method(item, "__init__") if isinstance(item, Cls) else None
+            if init is not None and init.qualname == f"{item.qualname}.__init__":
+                return _super_call(resolver, inst, init)
+    found = [Source(inst.site, inst.ctx)]
+    partial = _partial_source(resolver, inst)
+    if partial is not None:
+        found.append(partial)
+    return found
+
+
+def _super_call(resolver: "Resolver", inst: Inst, init) -> List[Source]:
+    """A project subclass's ``super().__init__(...)`` (or ``Base.__init__(self, ...)``)."""
+    from .project import sites_in_scope
+
+    summary = resolver.project.summary(init.module)
+    for index in sites_in_scope(resolver.project, init.module, init.qualname):
+        site = summary.calls[index]
+        func = site.func
+        if isinstance(func, Attr) and func.name == "__init__":
+            ctx = Ctx(init.module, init.qualname, inst.site, inst.ctx, inst)
+            shift = 0 if isinstance(func.base, Call) else 1
+            return [Source(SiteRef(init.module, index), ctx, shift)]
+    return []
+
+
+def _partial_source(resolver: "Resolver", inst: Inst) -> Optional[Source]:
+    """The ``functools.partial(DataLoader, ...)`` a loader was built through, if any."""
+    site = resolver.project.call(inst.site)
+    ctx = inst.ctx or Ctx(inst.site.module, site.scope)
+    if not isinstance(site.func, (Name, Attr)):
+        return None
+    for found in resolver.eval(site.func, ctx):
+        obj = found.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "functools.partial":
+            return Source(obj.site, obj.ctx, 1)
+    return None
+
+
+def loader_argument(resolver: "Resolver", inst, name: str) -> Optional[Results]:
+    """What the loader's construction passes for DataLoader argument ``name`` (None: not given)."""
+    inst = base_loader(inst)
+    if inst is None:
+        return None
+    spec = resolver.libraries.loader_spec(resolver, inst)
+    if spec is None:
+        return None
+    renamed = {v: k for k, v in spec.renames.items()}.get(name, name)
+    position = spec.positional.index(renamed) if renamed in spec.positional else None
+    for source in sources(resolver, inst):
+        found = resolver.keyword_at(source.site, source.ctx, renamed,
+                                    position + source.shift if position is not None else None)
+        if found is not None:
+            return found
+    return None
+
+
+def loader_value(resolver: "Resolver", inst, name: str) -> Results:
+    """The argument, or the library's default for it."""
+    found = loader_argument(resolver, inst, name)
+    if found is not None:
+        return found
+    base = base_loader(inst)
+    spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
+    default = spec.defaults.get(name, DATALOADER_DEFAULTS.get(name)) if spec is not None else DATALOADER_DEFAULTS.get(name)
+    if spec is not None and spec.persistent_auto and name == "persistent_workers":
+        return (Found(Lit(False)),)  # the library turns it on only when workers > 0
+    return (Found(Lit(default)),)
+
+
+def classify_workers(obj) -> str:
+    if isinstance(obj, Lit):
+        value = obj.value
+        if value is False or (type(value) is int and value == 0):
+            return ZERO
+        if type(value) is int and value > 0:
+            return POSITIVE
+        return UNKNOWN
+    if isinstance(obj, PositiveInt):
+        return POSITIVE
+    return UNKNOWN
+
+
+class Workers(NamedTuple):
+    """The worker count's possibilities ({zero, positive, unknown}), each with its evidence."""
+
+    kinds: Dict[str, Trail]
+    threads: bool = False  # workers are threads (nothing is pickled or forked)
+
+    @property
+    def zero(self) -> bool:
+        return set(self.kinds) == {ZERO}
+
+    @property
+    def positive(self) -> bool:
+        return set(self.kinds) == {POSITIVE}
+
+    @property
+    def maybe_zero(self) -> bool:
+        return ZERO in self.kinds
+
+    @property
+    def processes(self) -> bool:
+        """Worker processes may be started (not known to be zero, not threads)."""
+        return not self.zero and not self.threads
+
+    def describe(self) -> str:
+        if self.zero:
+            return "zero"
+        if self.positive:
+            return "positive"
+        if self.maybe_zero:
+            return "possibly zero"
+        return "unknown"
+
+    def trail(self, kind: str) -> Trail:
+        return self.kinds.get(kind, ())
+
+
+def workers(resolver: "Resolver", loader) -> Workers:
+    kinds: Dict[str, Trail] = {}
+    for found in loader_value(resolver, loader, "num_workers"):
+        kinds.setdefault(classify_workers(found.obj), found.trail)
+    return Workers(kinds, uses_threads(resolver, loader))
+
+
+def uses_threads(resolver: "Resolver", loader) -> bool:
+    base = base_loader(loader)
+    spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
+    if spec is None or not spec.thread_workers:
+        return False
+    if spec.thread_workers == "always":
+        return True
+    from .externals import truthiness
+
+    given = loader_argument(resolver, base, spec.thread_workers)
+    return given is not None and truthiness(given) == "true"
+
+
+def construction_step(resolver: "Resolver", loader, note: str = "the loader is built here") -> Optional[Step]:
+    base = base_loader(loader)
+    if base is None or base.site is None:
+        return None
+    return Step(base.site.module, resolver.project.call(base.site).span, note)
+
+
+def spec_of(resolver: "Resolver", loader) -> Optional["LoaderSpec"]:
+    base = base_loader(loader)
+    return resolver.libraries.loader_spec(resolver, base) if base is not None else None
+
+
+def loaders_in(results: Results) -> List[Tuple[object, Trail]]:
+    """The loader objects of an answer (a Managed keeps its manager), with their trails."""
+    return [(f.obj, f.trail) for f in results if isinstance(f.obj, (Inst, Managed))]
+
+
+class ArgumentSource(NamedTuple):
+    """Where a loader argument is written: its value, the context it is read in, its span."""
+
+    value: object  # analysis.values.Value
+    ctx: Ctx
+    site: SiteRef
+    span: object  # the keyword (``name=value``) or the positional argument
+
+
+def argument_source(resolver: "Resolver", inst, name: str) -> Optional[ArgumentSource]:
+    """The expression passed for ``name`` where it is written directly (not through ``**kw``)."""
+    inst = base_loader(inst)
+    spec = resolver.libraries.loader_spec(resolver, inst) if inst is not None else None
+    if spec is None:
+        return None
+    renamed = {v: k for k, v in spec.renames.items()}.get(name, name)
+    position = spec.positional.index(renamed) if renamed in spec.positional else None
+    for source in sources(resolver, inst):
+        site = resolver.project.call(source.site)
+        ctx = source.ctx or Ctx(source.site.module, site.scope)
+        for (key, value), span in zip(site.keywords, site.keyword_spans):
+            if key == renamed:
+                return ArgumentSource(value, ctx, source.site, span)
+        if position is not None:
+            index = position + source.shift
+            from ..analysis.values import Starred
+
+            if index < len(site.args) and not any(isinstance(a, Starred) for a in site.args[: index + 1]):
+                return ArgumentSource(site.args[index], ctx, source.site, site.arg_spans[index])
+    return None
+
+
+def substitute(value, old, new):
+    """``value`` with every occurrence of the sub-value ``old`` replaced by ``new``."""
+    from ..analysis.values import same_value
+
+    if same_value(value, old):
+        return new
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        changed = False
+        parts = []
+        for part in value:
+            if isinstance(part, tuple):
+                replaced = substitute(part, old, new) if hasattr(part, "_fields") else tuple(
+                    substitute(p, old, new) if isinstance(p, tuple) else p for p in part)
+                changed |= replaced is not part
+                parts.append(replaced)
+            else:
+                parts.append(part)
+        return type(value)(*parts) if changed else value
+    return value
+
+
+def when_workers_zero(resolver: "Resolver", inst, name: str) -> Tuple[Optional[Results], bool]:
+    """The value of argument ``name`` where the worker count is zero, and whether the
+    expression itself tests the worker count (``2 if workers > 0 else None``)."""
+    from ..analysis.values import Const
+
+    given = argument_source(resolver, inst, name)
+    if given is None:
+        found = loader_argument(resolver, inst, name)
+        return found, False
+    workers = argument_source(resolver, inst, "num_workers")
+    value = given.value
+    tested = False
+    if workers is not None and workers.ctx == given.ctx and not isinstance(workers.value, Const):
+        zeroed = substitute(value, workers.value, Const(0))
+        tested = zeroed is not value and zeroed != value
+        value = zeroed
+    step = Step(given.site.module, given.span, f"`{name}`")
+    return tuple(Found(f.obj, (step,) + f.trail) for f in resolver.eval(value, given.ctx)), tested

@@ -1,0 +1,204 @@
+"""What the resolver says a value is: abstract objects, contexts and evidence.
+
+A symbolic value (``analysis.values``) means different things in different places: a
+parameter is whatever its callers pass. The resolver evaluates a value *in a context* and
+answers with a few abstract objects, each with the trail of places that made it so (the
+default that made ``num_workers`` zero, the call that passed the lambda). Objects are
+small hashable tuples so results can be memoised and compared.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Optional, Tuple, Union
+
+from ..analysis.summary import Span
+from ..analysis.values import distinct_types
+
+
+class SiteRef(NamedTuple):
+    """A call site of the project: the module's key and the index in its call table."""
+
+    module: str
+    index: int
+
+
+class Ctx(NamedTuple):
+    """Where a value is evaluated.
+
+    ``scope`` is the function (or class body, or "" for the module) whose names the value
+    uses. ``call`` is the call that invoked that function, binding its parameters, with
+    ``caller`` the context of that call's arguments; a context without ``call`` stands for
+    every caller at once. ``self_obj`` is the instance a method runs on, when known.
+    """
+
+    module: str
+    scope: str = ""
+    call: Optional[SiteRef] = None
+    caller: Optional["Ctx"] = None
+    self_obj: Optional["Obj"] = None
+    shift: int = 0  # positional arguments of ``call`` that are not the function's (functools.partial)
+
+    def depth(self) -> int:
+        depth, ctx = 0, self
+        while ctx is not None and ctx.call is not None:
+            depth += 1
+            ctx = ctx.caller
+        return depth
+
+
+class Lit(NamedTuple):
+    """A Python literal (int, float, str, bool, None)."""
+
+    value: Any
+
+
+class PositiveInt(NamedTuple):
+    """An int known to be positive whose value is not known (``os.cpu_count()``)."""
+
+    why: str = ""
+
+
+class Top(NamedTuple):
+    """Anything: the model does not know. Never a finding by itself."""
+
+    why: str = ""
+
+
+class Func(NamedTuple):
+    """A function (or lambda) of the project."""
+
+    module: str
+    qualname: str
+
+
+class Cls(NamedTuple):
+    """A class of the project."""
+
+    module: str
+    qualname: str
+
+
+class Ext(NamedTuple):
+    """Something outside the project, by its dotted name (``torch.utils.data.DataLoader``)."""
+
+    qualname: str
+
+
+class Mod(NamedTuple):
+    """A module of the project."""
+
+    module: str
+
+
+class Inst(NamedTuple):
+    """An object built by calling ``cls`` (a ``Cls`` or an ``Ext``) at ``site`` in ``ctx``.
+
+    ``site`` None: an instance whose construction is not known (``self`` seen from inside
+    the class). An ``Ext`` instance is also what calling an outside function returns.
+    """
+
+    cls: "Obj"
+    site: Optional[SiteRef] = None
+    ctx: Optional[Ctx] = None
+
+
+class Bound(NamedTuple):
+    """A method of ``self_obj``."""
+
+    self_obj: "Obj"
+    func: Func
+
+
+class Container(NamedTuple):
+    """A list/tuple/set/dict display or comprehension, kept symbolic with its context."""
+
+    kind: str  # list | tuple | set | comp | dict
+    value: Any  # the analysis.values display
+    ctx: Ctx
+
+
+class Managed(NamedTuple):
+    """A loader handed back by a framework (``accelerator.prepare``) that manages it."""
+
+    loader: Inst
+    library: str
+    moves_batches: str  # "device" | "non_blocking"
+    shards: bool
+    sets_epoch: bool
+
+
+class Batch(NamedTuple):
+    """Data that came out of iterating a loader; ``on_device`` once copied to a GPU."""
+
+    loader: Union[Inst, Managed]
+    on_device: bool = False
+
+
+class Iterated(NamedTuple):
+    """An element of iterating something that is not a known loader."""
+
+    base: "Obj"
+
+
+class Gen(NamedTuple):
+    """The generator a call of the generator function ``func`` returns (its yields in ``ctx``)."""
+
+    func: Func
+    ctx: Ctx
+
+
+class Namespace(NamedTuple):
+    """What ``parser.parse_args()`` returns: attributes are the parser's argument defaults."""
+
+    parser: Inst
+
+
+class Kwargs(NamedTuple):
+    """The ``**kwargs`` parameter of ``func`` as bound at ``ctx.call``."""
+
+    func: Func
+    ctx: Ctx
+
+
+class Varargs(NamedTuple):
+    """The ``*args`` parameter of ``func`` as bound at ``ctx.call``."""
+
+    func: Func
+    ctx: Ctx
+
+
+Obj = Union[Lit, PositiveInt, Top, Func, Cls, Ext, Mod, Inst, Bound, Container, Managed, Batch, Iterated, Gen, Namespace,
+            Kwargs, Varargs]
+TOP = Top()
+distinct_types(SiteRef, Ctx, Lit, PositiveInt, Top, Func, Cls, Ext, Mod, Inst, Bound, Container, Managed, Batch,
+               Iterated, Gen, Namespace, Kwargs, Varargs)
+
+
+class Step(NamedTuple):
+    """One place in a finding's evidence: a module, a span and what happens there."""
+
+    module: str
+    span: Span
+    note: str
+
+
+Trail = Tuple[Step, ...]
+
+
+class Found(NamedTuple):
+    """One thing a value may be, and why."""
+
+    obj: Obj
+    trail: Trail = ()
+
+
+Results = Tuple[Found, ...]
+UNKNOWN_RESULT: Results = (Found(TOP),)
+
+
+def objects(results: Results):
+    return [found.obj for found in results]
+
+
+def is_top(results: Results) -> bool:
+    return any(isinstance(found.obj, Top) for found in results)

@@ -1,0 +1,821 @@
+"""The questions rules ask the model, answered once per run.
+
+- ``loaders()``: every loader construction, in each context that gives its arguments
+  values (a factory called from three places is three loaders);
+- ``iterations()``: every place a loader is iterated (a ``for``, a comprehension, ``iter``),
+  however the loader got there (returned, passed, stored on ``self``);
+- ``batch_moves()``: every ``.to(...)``/``.cuda()``/``.type(...)`` applied to a loader's
+  batches on the host;
+- ``worker_code(loader)``: the functions its workers run (the dataset's ``__getitem__`` /
+  ``__iter__`` and what they call, transforms' ``__call__``, ``collate_fn``,
+  ``worker_init_fn``), with the path that leads there;
+- ``datasets_without_loader()``: Dataset classes the project defines but never hands to a
+  loader (library code): their workers are assumed to exist.
+
+Rules combine these with the resolver's answers; they hold no facts of their own.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
+
+from ..analysis.summary import CallSite, FunctionSummary, Loop
+from ..analysis.values import Attr, Call, Name, last_name
+from . import loaders as loader_facts
+from .libraries import HOOKS, matches
+from .objects import (
+    Lit,
+    Batch,
+    Bound,
+    Cls,
+    Container,
+    Ctx,
+    Ext,
+    Found,
+    Func,
+    Inst,
+    Managed,
+    Results,
+    SiteRef,
+    Step,
+    Trail,
+)
+from .project import Project, sites_in_scope
+from .resolver import Resolver, join
+
+MAX_CONTEXTS = 8
+MAX_WORKER_FUNCTIONS = 300
+WORKER_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
+DATASET_BASES = (
+    "torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset", "torch.utils.data.IterableDataset",
+    "torch.utils.data.dataset.IterableDataset", "torch.utils.data.TensorDataset",
+    "torch.utils.data.datapipes.datapipe.IterDataPipe", "torch.utils.data.datapipes.datapipe.MapDataPipe",
+    "torch.utils.data.IterDataPipe", "torch.utils.data.MapDataPipe",
+)
+ITERABLE_BASES = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset",
+                  "torch.utils.data.datapipes.datapipe.IterDataPipe", "torch.utils.data.IterDataPipe")
+DATASET_PACKAGES = ("torchvision.datasets.",)
+ITERATING_CALLS = frozenset({"builtins.iter", "builtins.list", "builtins.tuple", "builtins.next"})
+MOVE_METHODS = ("to", "cuda", "type")
+PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
+
+
+class Iteration(NamedTuple):
+    """A place where a loader is iterated (which starts its workers)."""
+
+    loader: object  # Inst or Managed
+    module: str
+    scope: str
+    span: object  # the loop header or the call
+    loop: Optional[int]  # index of the loop in its module, None for iter()/next()
+    call: Optional[int]  # index of the iterating call, None for a loop
+    trail: Trail
+
+
+class Move(NamedTuple):
+    """A copy of a loader's host batch to a device."""
+
+    loader: object
+    module: str
+    index: int  # the call site
+    site: CallSite
+    method: str
+    non_blocking: str  # true | false | unknown
+    trail: Trail
+
+
+class WorkerFunction(NamedTuple):
+    """A function a loader's workers run, reached through ``trail`` (entry first)."""
+
+    func: Func
+    self_obj: object
+    role: str  # dataset | collate_fn | worker_init_fn | transform | called
+    trail: Trail
+
+
+class Model:
+    def __init__(self, project: Project, resolver: Resolver, settings=None):
+        self.project = project
+        self.resolver = resolver
+        self.settings = settings
+        self._loaders: Optional[List[Inst]] = None
+        self._iterations: Optional[List[Iteration]] = None
+        self._moves: Optional[List[Move]] = None
+        self._worker_code: Dict[object, List[WorkerFunction]] = {}
+        self._contexts: Dict[Tuple[str, str, int], List[Ctx]] = {}
+        self._is_dataset: Dict[object, bool] = {}
+        self._managed_scopes: Dict[Tuple[str, str], bool] = {}
+
+    # contexts ---------------------------------------------------------------------------
+    def contexts(self, module: str, scope: str, depth: int = 2) -> List[Ctx]:
+        """The contexts code of ``scope`` runs in: one per call site of its function (up to
+        ``depth`` levels of callers), or the free context when nothing calls it."""
+        key = (module, scope, depth)
+        found = self._contexts.get(key)
+        if found is not None:
+            return found
+        self._contexts[key] = [Ctx(module, scope)]  # recursion guard
+        result = [Ctx(module, scope)]
+        function = self.project.function(module, scope) if scope else None
+        if function is not None and depth > 0:
+            callers = self.resolver.callers(Func(module, scope))
+            if callers:
+                result = []
+                for site, self_obj in callers:
+                    call_site = self.project.call(site)
+                    for caller_ctx in self.contexts(site.module, call_site.scope, depth - 1):
+                        bound_self = self_obj
+                        if isinstance(self_obj, Inst) and self_obj.site is None and caller_ctx.self_obj is not None:
+                            bound_self = caller_ctx.self_obj
+                        result.append(Ctx(module, scope, site, caller_ctx, bound_self))
+                if len(result) > MAX_CONTEXTS:
+                    result = [Ctx(module, scope)]
+        self._contexts[key] = result
+        return result
+
+    # loaders ----------------------------------------------------------------------------
+    def loaders(self) -> List[Inst]:
+        """Every loader construction of the project, once per context."""
+        if self._loaders is not None:
+            return self._loaders
+        found: List[Inst] = []
+        seen: Set[Inst] = set()
+        for ref in self._candidate_sites():
+            site = self.project.call(ref)
+            for ctx in self.contexts(ref.module, site.scope):
+                for result in self.resolver.eval(Call(ref.index), ctx):
+                    obj = result.obj
+                    if isinstance(obj, Inst) and obj.site == ref and obj not in seen and self.resolver.is_loader(obj):
+                        seen.add(obj)
+                        found.append(obj)
+        self._loaders = found
+        return found
+
+    def _candidate_sites(self) -> List[SiteRef]:
+        names = self._loader_names()
+        refs: List[SiteRef] = []
+        seen: Set[SiteRef] = set()
+        for name in sorted(names):
+            for ref in self.project.calls_named(name):
+                if ref not in seen:
+                    seen.add(ref)
+                    refs.append(ref)
+        return refs
+
+    def _loader_names(self) -> Set[str]:
+        """Last names a loader construction can be called by: library names, project
+        subclasses of them, and names bound to them (aliases, ``functools.partial``)."""
+        names = {spec_name.rpartition(".")[2] for spec in self.resolver.libraries.loaders for spec_name in spec.names}
+        modules = self.project.eager_modules()
+        for _ in range(3):
+            before = len(names)
+            for info in modules:
+                summary = info.summary
+                for klass in summary.classes.values():
+                    if any(last_name(base) in names for base in klass.bases):
+                        names.add(klass.name)
+                scopes = [summary.bindings] + [f.bindings for f in summary.functions.values()]
+                for bindings in scopes:
+                    for name, items in bindings.items():
+                        if name in names:
+                            continue
+                        for binding in items:
+                            if binding.kind == "assign" and self._names_loader(binding.value, names, summary):
+                                names.add(name)
+                                break
+            if len(names) == before:
+                break
+        return names
+
+    @staticmethod
+    def _names_loader(value, names: Set[str], summary) -> bool:
+        if isinstance(value, (Name, Attr)):
+            return last_name(value) in names
+        if isinstance(value, Call):
+            site = summary.calls[value.index]
+            return last_name(site.func) == "partial" and bool(site.args) and last_name(site.args[0]) in names
+        return False
+
+    def construction(self, loader, note: str = "the loader is built here") -> Optional[Step]:
+        return loader_facts.construction_step(self.resolver, loader, note)
+
+    def workers(self, loader) -> loader_facts.Workers:
+        return loader_facts.workers(self.resolver, loader)
+
+    def argument(self, loader, name: str) -> Optional[Results]:
+        return loader_facts.loader_argument(self.resolver, loader, name)
+
+    def value(self, loader, name: str) -> Results:
+        return loader_facts.loader_value(self.resolver, loader, name)
+
+    def spec(self, loader):
+        return loader_facts.spec_of(self.resolver, loader)
+
+    def managed(self, loader) -> Optional[str]:
+        """The framework that moves this loader's batches, shards it and sets its epoch, if any."""
+        if isinstance(loader, Managed):
+            return loader.library
+        base = loader_facts.base_loader(loader)
+        if base is None or base.site is None:
+            return None
+        spec = self.spec(base)
+        if spec is not None and spec.iterated_by_framework:
+            return spec.library
+        site = self.project.call(base.site)
+        return self._hooked(base.site.module, site.scope)
+
+    def _hooked(self, module: str, scope: str) -> Optional[str]:
+        """A loader built in a framework hook (Lightning's ``train_dataloader``) is the framework's."""
+        function = self.project.function(module, scope) if scope else None
+        if function is None or function.scope_kind != "class":
+            return None
+        for hooks in HOOKS:
+            if function.name not in hooks.methods:
+                continue
+            for item in self.resolver.mro(Cls(module, function.scope)):
+                if isinstance(item, Ext) and matches(item.qualname, hooks.bases):
+                    return hooks.library
+        return None
+
+    # iterations ---------------------------------------------------------------------------
+    def iterations(self) -> List[Iteration]:
+        if self._iterations is not None:
+            return self._iterations
+        found: List[Iteration] = []
+        seen = set()
+        for info, index, loop in self.project.all_loops():
+            if loop.iter is None:
+                continue
+            ctx = Ctx(info.key, loop.scope)
+            for obj, trail in self._iterated_loaders(self.resolver.eval(loop.iter, ctx)):
+                key = (obj, info.key, index)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(Iteration(obj, info.key, loop.scope, loop.span, index, None, trail))
+        for name in ("iter", "next", "list", "tuple"):
+            for ref in self.project.calls_named(name):
+                site = self.project.call(ref)
+                if not site.args or not isinstance(site.func, Name):
+                    continue
+                ctx = Ctx(ref.module, site.scope)
+                if not any(isinstance(f.obj, Ext) and f.obj.qualname in ITERATING_CALLS
+                           for f in self.resolver.eval(site.func, ctx)):
+                    continue
+                for obj, trail in self._iterated_loaders(self.resolver.eval(site.args[0], ctx)):
+                    key = (obj, ref.module, -1 - ref.index)
+                    if key not in seen:
+                        seen.add(key)
+                        found.append(Iteration(obj, ref.module, site.scope, site.span, None, ref.index, trail))
+        self._iterations = found
+        return found
+
+    def _iterated_loaders(self, results: Results) -> List[Tuple[object, Trail]]:
+        out = []
+        for found in results:
+            for element in self.resolver.iterate(found):
+                if isinstance(element.obj, Batch):
+                    out.append((element.obj.loader, element.trail))
+        return out
+
+    def iterations_of(self, loader) -> List[Iteration]:
+        base = loader_facts.base_loader(loader)
+        return [it for it in self.iterations() if loader_facts.base_loader(it.loader) == base]
+
+    def epoch_loop(self, iteration: Iteration, depth: int = 2) -> Optional[Tuple[str, int, Loop, Trail]]:
+        """The loop that runs ``iteration`` again and again (module, loop index, loop, how):
+        a loop around it in its function, or around a call of that function (up to ``depth``
+        callers away). A loop that also rebuilds the loader each pass does not count."""
+        summary = self.project.summary(iteration.module)
+        parent = summary.loops[iteration.loop].parent if iteration.loop is not None else summary.calls[iteration.call].loop
+        found = self._enclosing_loop(iteration.module, parent)
+        if found is not None:
+            index, loop = found
+            if not self.built_inside(iteration.loader, iteration.module, loop) and \
+                    not self._over_loaders(iteration.module, loop):
+                return iteration.module, index, loop, ()
+            return None
+        frontier = [(iteration.module, iteration.scope, ())]
+        for _ in range(depth):
+            next_frontier = []
+            for module, scope, trail in frontier:
+                if not scope or self.project.function(module, scope) is None:
+                    continue
+                for site, _ in self.resolver.callers(Func(module, scope)):
+                    call = self.project.call(site)
+                    step = Step(site.module, call.span, f"calls `{scope.rpartition('.')[2]}()`")
+                    found = self._enclosing_loop(site.module, call.loop)
+                    if found is not None:
+                        index, loop = found
+                        if not self.built_inside(iteration.loader, site.module, loop):
+                            return site.module, index, loop, trail + (step,)
+                        continue
+                    next_frontier.append((site.module, call.scope, trail + (step,)))
+            frontier = next_frontier
+        return None
+
+    def _over_loaders(self, module: str, loop: Loop) -> bool:
+        """``for loader in (train_loader, val_loader):`` goes through loaders, it is no epoch loop."""
+        if loop.iter is None:
+            return False
+        for found in self.resolver.eval(loop.iter, Ctx(module, loop.scope)):
+            for element in self.resolver.iterate(found):
+                if isinstance(element.obj, Managed) or (isinstance(element.obj, Inst) and self.resolver.is_loader(element.obj)):
+                    return True
+        return False
+
+    def _enclosing_loop(self, module: str, index: int) -> Optional[Tuple[int, Loop]]:
+        loops = self.project.summary(module).loops
+        while index >= 0:
+            loop = loops[index]
+            if loop.kind in ("for", "while"):
+                return index, loop
+            index = loop.parent
+        return None
+
+    def built_inside(self, loader, module: str, loop: Loop) -> bool:
+        """Whether the loader is constructed inside ``loop`` (directly or by a call in it)."""
+        base = loader_facts.base_loader(loader)
+        if base is None or base.site is None:
+            return False
+        sites = [base.site]
+        ctx = base.ctx
+        while ctx is not None:
+            if ctx.call is not None:
+                sites.append(ctx.call)
+            ctx = ctx.caller
+        for site in sites:
+            if site.module == module:
+                span = self.project.call(site).span
+                if loop.span.row <= span.row <= loop.end_row:
+                    return True
+        return False
+
+    def calls_in_loop(self, module: str, loop: Loop, names) -> List[Tuple[SiteRef, CallSite]]:
+        """Calls named ``names`` inside ``loop``'s body, or one call away from it."""
+        summary = self.project.summary(module)
+        found = []
+        for index, site in enumerate(summary.calls):
+            if site.scope != loop.scope or not (loop.span.row <= site.span.row <= loop.end_row):
+                continue
+            ref = SiteRef(module, index)
+            if last_name(site.func) in names:
+                found.append((ref, site))
+                continue
+            ctx = Ctx(module, site.scope)
+            for found_callee in self.resolver.eval(site.func, ctx) if isinstance(site.func, Name) else ():
+                callee = found_callee.obj
+                if isinstance(callee, Func):
+                    inner = self.project.summary(callee.module)
+                    for inner_index in sites_in_scope(self.project, callee.module, callee.qualname):
+                        inner_site = inner.calls[inner_index]
+                        if last_name(inner_site.func) in names:
+                            found.append((SiteRef(callee.module, inner_index), inner_site))
+        return found
+
+    # batches --------------------------------------------------------------------------------
+    def batch_moves(self) -> List[Move]:
+        """Copies of host batches to a device, each with the loader the batch came from."""
+        if self._moves is not None:
+            return self._moves
+        from .externals import device_target, truthiness
+
+        found: List[Move] = []
+        for method in MOVE_METHODS:
+            for ref in self.project.calls_named(method):
+                site = self.project.call(ref)
+                if not isinstance(site.func, Attr):
+                    continue
+                ctx = Ctx(ref.module, site.scope)
+                if method == "to" and device_target(self.resolver, ref, ctx) in (None, "cpu"):
+                    continue
+                if method == "type" and not self._cuda_type(site, ctx):
+                    continue
+                for result in self.resolver.eval(site.func.base, ctx):
+                    obj = result.obj
+                    if isinstance(obj, Batch) and not obj.on_device:
+                        found.append(Move(obj.loader, ref.module, ref.index, site, method,
+                                          self._non_blocking(site, ref, ctx, method), result.trail))
+        self._moves = found
+        return found
+
+    def _cuda_type(self, site: CallSite, ctx: Ctx) -> bool:
+        """``x.type(torch.cuda.FloatTensor)`` copies to the GPU."""
+        if not site.args:
+            return False
+        for found in self.resolver.eval(site.args[0], ctx):
+            obj = found.obj
+            if isinstance(obj, Ext) and ".cuda." in obj.qualname:
+                return True
+            if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and ".cuda." in obj.cls.qualname:
+                return True
+        return False
+
+    def _non_blocking(self, site: CallSite, ref: SiteRef, ctx: Ctx, method: str) -> str:
+        from .externals import truthiness
+
+        for name, value in site.keywords:
+            if name == "non_blocking":
+                return truthiness(self.resolver.eval(value, ctx))
+            if name is None:
+                return "unknown"
+        positional = {"cuda": 1, "to": 2, "type": 1}[method]
+        if len(site.args) > positional:
+            return truthiness(self.resolver.eval(site.args[positional], ctx))
+        if method == "to" and len(site.args) == 2:
+            second = self.resolver.eval(site.args[1], ctx)
+            if all(isinstance(f.obj, type(None)) for f in second):
+                return "false"
+            from .externals import device_kind
+
+            if any(device_kind(f.obj) != "dtype" for f in second) and truthiness(second) != "unknown":
+                return truthiness(second)
+        return "false"
+
+    # what workers run -------------------------------------------------------------------
+    def worker_code(self, loader) -> List[WorkerFunction]:
+        """The functions ``loader``'s workers run, entry points first."""
+        base = loader_facts.base_loader(loader)
+        key = base
+        if key in self._worker_code:
+            return self._worker_code[key]
+        entries: List[WorkerFunction] = []
+        step = loader_facts.construction_step(self.resolver, base, "given to this loader")
+        trail = (step,) if step else ()
+        for found in self.value(base, "dataset"):
+            entries.extend(self.dataset_entries(found.obj, trail + found.trail))
+        for role in ("collate_fn", "worker_init_fn"):
+            for found in self.argument(base, role) or ():
+                entries.extend(self.callable_entries(found.obj, role, trail + found.trail))
+        result = self._closure(entries)
+        self._worker_code[key] = result
+        return result
+
+    def dataset_entries(self, obj, trail: Trail) -> List[WorkerFunction]:
+        """The methods a worker calls on a dataset object (and on datasets it wraps)."""
+        entries: List[WorkerFunction] = []
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            for name in WORKER_METHODS:
+                method = self.resolver.method(obj.cls, name)
+                if method is not None:
+                    entries.append(WorkerFunction(method, obj, "dataset", trail))
+        elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
+            # a library dataset (ImageFolder(transform=...), ConcatDataset([...])): what it was given runs in workers
+            for found in self.constructor_arguments(obj):
+                entries.extend(self.callable_entries(found.obj, "transform", trail + found.trail))
+                entries.extend(self.dataset_entries(found.obj, trail + found.trail))
+        elif isinstance(obj, Container):
+            for found in self.resolver.container_values(obj):
+                entries.extend(self.dataset_entries(found.obj, trail + found.trail))
+        return entries
+
+    def constructor_arguments(self, inst: Inst) -> Results:
+        site = self.project.call(inst.site)
+        ctx = inst.ctx or Ctx(inst.site.module, site.scope)
+        values = list(site.args) + [v for _, v in site.keywords]
+        return join(self.resolver.eval(v, ctx) for v in values)
+
+    def callable_entries(self, obj, role: str, trail: Trail, depth: int = 0) -> List[WorkerFunction]:
+        """The project functions a callable object runs when a worker calls it."""
+        if depth > 3:
+            return []
+        if isinstance(obj, Func):
+            return [WorkerFunction(obj, None, role, trail)]
+        if isinstance(obj, Bound):
+            return [WorkerFunction(obj.func, obj.self_obj, role, trail)]
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            method = self.resolver.method(obj.cls, "__call__")
+            return [WorkerFunction(method, obj, role, trail)] if method is not None else []
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
+            out: List[WorkerFunction] = []
+            for found in self.constructor_arguments(obj):  # Compose([...]), partial(f, ...), Lambda(f)
+                out.extend(self.callable_entries(found.obj, role, trail + found.trail, depth + 1))
+            return out
+        if isinstance(obj, Container):
+            out = []
+            for found in self.resolver.container_values(obj):
+                out.extend(self.callable_entries(found.obj, role, trail + found.trail, depth + 1))
+            return out
+        return []
+
+    def _closure(self, entries: List[WorkerFunction]) -> List[WorkerFunction]:
+        """Entries and everything they call (project code only), breadth first."""
+        result: List[WorkerFunction] = []
+        seen: Set[Tuple[Func, object]] = set()
+        queue = list(entries)
+        while queue and len(result) < MAX_WORKER_FUNCTIONS:
+            entry = queue.pop(0)
+            key = (entry.func, entry.self_obj)
+            if key in seen:
+                continue
+            seen.add(key)
+            result.append(entry)
+            for callee in self.callees(entry.func, entry.self_obj):
+                step = Step(entry.func.module, self.project.call(callee[2]).span, "called here")
+                queue.append(WorkerFunction(callee[0], callee[1], "called", entry.trail + (step,)))
+        return result
+
+    def callees(self, func: Func, self_obj) -> List[Tuple[Func, object, SiteRef]]:
+        """Project functions called from ``func`` (with the instance for methods)."""
+        out = []
+        summary = self.project.summary(func.module)
+        if summary is None:
+            return out
+        ctx = Ctx(func.module, func.qualname, None, None, self_obj)
+        for index in sites_in_scope(self.project, func.module, func.qualname):
+            site = summary.calls[index]
+            ref = SiteRef(func.module, index)
+            if isinstance(site.func, Attr):
+                receivers = self.resolver.eval(site.func.base, ctx)
+                targets = join(self.resolver.attribute(r, site.func.name, ctx) for r in receivers)
+            else:
+                targets = self.resolver.eval(site.func, ctx)
+            for found in targets:
+                obj = found.obj
+                if isinstance(obj, Func):
+                    out.append((obj, None, ref))
+                elif isinstance(obj, Bound):
+                    out.append((obj.func, obj.self_obj, ref))
+                elif isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+                    method = self.resolver.method(obj.cls, "__call__")
+                    if method is not None:
+                        out.append((method, obj, ref))
+        # lambdas and nested defs defined here run when they are called: they are callees too
+        return out
+
+    # what spawn pickles ----------------------------------------------------------------------
+    def pickled(self, loader) -> List[Tuple[object, str, Trail]]:
+        """Every object spawn/forkserver pickle to start ``loader``'s workers: the dataset and
+        what it holds, ``collate_fn``, ``worker_init_fn`` (with the role and the path)."""
+        base = loader_facts.base_loader(loader)
+        spec = self.spec(base)
+        step = loader_facts.construction_step(self.resolver, base, "given to this loader")
+        roots = [(f, "dataset") for f in self.value(base, "dataset")]
+        for role in ("collate_fn", "worker_init_fn"):
+            if role == "collate_fn" and spec is not None and spec.ignores_collate:
+                continue
+            roots.extend((f, role) for f in self.argument(base, role) or ())
+        return self.object_graph([(f.obj, role, ((step,) if step else ()) + f.trail) for f, role in roots])
+
+    def object_graph(self, roots, limit: int = 200) -> List[Tuple[object, str, Trail]]:
+        """The objects reachable from ``roots`` the way pickle reaches them (attributes,
+        constructor arguments of library objects, container items), breadth first."""
+        out: List[Tuple[object, str, Trail]] = []
+        seen = set()
+        queue = [(obj, role, trail, 0) for obj, role, trail in roots]
+        while queue and len(out) < limit:
+            obj, role, trail, depth = queue.pop(0)
+            if obj in seen:
+                continue
+            seen.add(obj)
+            out.append((obj, role, trail))
+            if depth >= 4:
+                continue
+            for child, step in self._pickled_children(obj):
+                queue.append((child.obj, role, trail + ((step,) if step else ()) + child.trail, depth + 1))
+        return out
+
+    def _pickled_children(self, obj):
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            for item in self.resolver.mro(obj.cls):
+                if not isinstance(item, Cls):
+                    continue
+                for attr, stores in self.resolver.self_stores(item).items():
+                    for function, store in stores:
+                        if function.name in WORKER_METHODS or store.kind == "del":
+                            continue
+                        ctx = self.resolver.method_ctx(obj, item.module, function)
+                        step = Step(item.module, store.span, f"stored as `self.{attr}`")
+                        for found in self.resolver.eval(store.value, ctx):
+                            yield found, step
+        elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
+            for found in self.constructor_arguments(obj):
+                yield found, None
+        elif isinstance(obj, Container):
+            for found in self.resolver.container_values(obj):
+                yield found, None
+        elif isinstance(obj, Bound):
+            yield Found(obj.self_obj), None
+        elif isinstance(obj, Managed):
+            yield Found(obj.loader), None
+
+    def worker_runs(self) -> List[Tuple[object, Optional[loader_facts.Workers], WorkerFunction]]:
+        """(loader, its workers, function) for every function worker processes may run;
+        loader None for the datasets no loader of the project uses (library code)."""
+        found = getattr(self, "_worker_runs", None)
+        if found is not None:
+            return found
+        found = []
+        for loader in self.all_loaders():
+            workers = self.workers(loader)
+            if not workers.processes:
+                continue
+            for function in self.worker_code(loader):
+                found.append((loader, workers, function))
+        for dataset in self.datasets_without_loader():
+            for function in self._closure(self.dataset_entries(dataset, ())):
+                found.append((None, None, function))
+        self._worker_runs = found
+        return found
+
+    def fork_started(self, loader) -> bool:
+        """Whether the loader's workers may be forked (no spawn/forkserver chosen for it)."""
+        if loader is None:
+            return True
+        context = self.argument(loader, "multiprocessing_context")
+        for found in context or ():
+            method = self._start_method_of(found.obj)
+            if method in ("spawn", "forkserver"):
+                return False
+        base = loader_facts.base_loader(loader)
+        info = self.project.modules.get(base.site.module) if base is not None and base.site else None
+        for call in self.start_method_calls():
+            if call[2] in ("spawn", "forkserver") and (info is None or
+                                                       self.project.modules[call[0]].boundary == info.boundary):
+                return False
+        return True
+
+    def _start_method_of(self, obj) -> Optional[str]:
+        if isinstance(obj, Lit) and isinstance(obj.value, str):
+            return obj.value
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname.endswith("get_context") and obj.site:
+            first = self.resolver.keyword_at(obj.site, obj.ctx, "method", 0) or ()
+            return next((f.obj.value for f in first if isinstance(f.obj, Lit) and isinstance(f.obj.value, str)), None)
+        return None
+
+    def start_method_calls(self) -> List[Tuple[str, int, Optional[str]]]:
+        """(module, call index, literal method) of every ``set_start_method`` call."""
+        found = getattr(self, "_start_methods", None)
+        if found is None:
+            found = []
+            for ref in self.project.calls_named("set_start_method"):
+                site = self.project.call(ref)
+                ctx = Ctx(ref.module, site.scope)
+                names = [f.obj.qualname for f in self.resolver.eval(site.func, ctx) if isinstance(f.obj, Ext)]
+                if not any(n.endswith("set_start_method") for n in names):
+                    continue
+                method = None
+                if site.args:
+                    values = self.resolver.eval(site.args[0], ctx)
+                    method = next((f.obj.value for f in values if isinstance(f.obj, Lit)), None)
+                found.append((ref.module, ref.index, method if isinstance(method, str) else None))
+            self._start_methods = found
+        return found
+
+    def import_closure(self, module: str) -> Set[str]:
+        """Project modules executed when ``module`` is imported (its packages too)."""
+        memo = self.__dict__.setdefault("_closures", {})
+        if module in memo:
+            return memo[module]
+        seen: Set[str] = set()
+        todo = [module]
+        while todo and len(seen) < 2000:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            info = self.project.modules.get(current)
+            if info is None:
+                continue
+            parts = info.name.split(".")
+            for cut in range(1, len(parts)):
+                parent = self.project.find_module(info, ".".join(parts[:cut]))
+                if parent is not None:
+                    todo.append(parent.key)
+            summary = self.project.summary(current)
+            for imported in summary.imports if summary is not None else ():
+                target, _ = self.project.split_import(info, self.project.absolute(info, imported))
+                if target is not None:
+                    todo.append(target.key)
+        memo[module] = seen
+        return seen
+
+    # processes -------------------------------------------------------------------------------
+    def process_start(self, module: str, index: int) -> Optional[str]:
+        """Why the call at ``index`` starts processes directly (None: it does not)."""
+        from .libraries import PROCESS_CLASSES, PROCESS_STARTERS, entry_point
+
+        site = self.project.summary(module).calls[index]
+        ctx = Ctx(module, site.scope)
+        name = last_name(site.func)
+        if isinstance(site.func, Attr):
+            if name == "start":
+                for found in self.resolver.eval(site.func.base, ctx):
+                    obj = found.obj
+                    if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in PROCESS_CLASSES:
+                        return "starts a `multiprocessing.Process`"
+            entries = self._entry_points()
+            if name in entries:
+                for found in self.resolver.eval(site.func.base, ctx):
+                    obj = found.obj
+                    if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+                        matched = entry_point(obj.cls.qualname, name, entries[name])
+                        if matched:
+                            return f"calls `{matched}(...).{name}()`, which starts DataLoader workers"
+        if name in PROCESS_STARTERS_LAST:
+            for found in self.resolver.eval(site.func, ctx):
+                if isinstance(found.obj, Ext) and found.obj.qualname in PROCESS_STARTERS:
+                    return f"calls `{found.obj.qualname}`"
+        return None
+
+    def _entry_points(self) -> Dict[str, List[Tuple[str, str]]]:
+        found = getattr(self, "_entry_table", None)
+        if found is None:
+            from .libraries import ENTRY_POINTS, split_entry_point
+
+            extra = tuple(getattr(self.settings, "trainer_entry_points", ()) or ())
+            found = {}
+            for entry in ENTRY_POINTS + tuple(e for e in extra if isinstance(e, str) and e.count(".") >= 2):
+                package, cls, method = split_entry_point(entry)
+                found.setdefault(method, []).append((package, cls))
+            self._entry_table = found
+        return found
+
+    def starts_workers(self, func: Func) -> Optional[Tuple[str, Trail]]:
+        """Why calling ``func`` starts worker processes (iterates a loader with workers,
+        starts a pool or a trainer), directly or through what it calls."""
+        memo = self.__dict__.setdefault("_starts", {})
+        if func in memo:
+            return memo[func]
+        memo[func] = None  # recursion guard
+        result = self._direct_start(func.module, func.qualname)
+        if result is None:
+            for callee, _, ref in self.callees(func, None):
+                inner = self.starts_workers(callee)
+                if inner is not None:
+                    step = Step(ref.module, self.project.call(ref).span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
+                    result = (f"calls `{callee.qualname.rpartition('.')[2]}()`, which {inner[0]}", (step,) + inner[1])
+                    break
+        memo[func] = result
+        return result
+
+    def _direct_start(self, module: str, scope: str) -> Optional[Tuple[str, Trail]]:
+        for iteration in self.iterations():
+            if iteration.module != module or iteration.scope != scope:
+                continue
+            workers = self.workers(iteration.loader)
+            if workers.processes:
+                step = Step(module, iteration.span, "iterates the loader")
+                return (f"iterates a DataLoader with {workers.describe()} workers",
+                        (step, loader_facts.construction_step(self.resolver, iteration.loader)))
+        for index in sites_in_scope(self.project, module, scope):
+            reason = self.process_start(module, index)
+            if reason is not None:
+                return reason, (Step(module, self.project.summary(module).calls[index].span, "here"),)
+        return None
+
+    # datasets -------------------------------------------------------------------------------
+    def is_dataset_class(self, cls) -> bool:
+        found = self._is_dataset.get(cls)
+        if found is None:
+            found = any(isinstance(item, Ext) and (item.qualname in DATASET_BASES
+                                                   or item.qualname.startswith(DATASET_PACKAGES))
+                        for item in self.resolver.mro(cls))
+            self._is_dataset[cls] = found
+        return found
+
+    def is_iterable_dataset(self, cls) -> bool:
+        return any(isinstance(item, Ext) and item.qualname in ITERABLE_BASES for item in self.resolver.mro(cls))
+
+    def dataset_classes(self) -> List[Cls]:
+        out = []
+        for info in self.project.eager_modules():
+            for qualname in info.summary.classes:
+                cls = Cls(info.key, qualname)
+                if self.is_dataset_class(cls):
+                    out.append(cls)
+        return out
+
+    def loaders_of_dataset(self, cls: Cls) -> List[object]:
+        """The loaders whose dataset may be an instance of ``cls`` (or of a subclass)."""
+        out = []
+        for loader in self.all_loaders():
+            for found in self.value(loader, "dataset"):
+                obj = found.obj
+                if isinstance(obj, Inst) and isinstance(obj.cls, Cls) and cls in self.resolver.mro(obj.cls):
+                    out.append(loader)
+                    break
+        return out
+
+    def datasets_without_loader(self) -> List[Inst]:
+        """Dataset classes no loader of the project uses (library code): instances of them
+        stand for the datasets users will hand to loaders with workers."""
+        used = set()
+        for loader in self.all_loaders():
+            for found in self.value(loader, "dataset"):
+                if isinstance(found.obj, Inst) and isinstance(found.obj.cls, Cls):
+                    used.update(i for i in self.resolver.mro(found.obj.cls) if isinstance(i, Cls))
+        return [Inst(cls) for cls in self.dataset_classes() if cls not in used]
+
+    def all_loaders(self) -> List[object]:
+        """Loaders built (in every context) and loaders reached by iterating them."""
+        seen = set()
+        out = []
+        for loader in list(self.loaders()) + [it.loader for it in self.iterations()]:
+            base = loader_facts.base_loader(loader)
+            if base not in seen:
+                seen.add(base)
+                out.append(loader)
+        return out
+
+    def function_summary(self, func: Func) -> Optional[FunctionSummary]:
+        return self.project.function(func.module, func.qualname)

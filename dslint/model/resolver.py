@@ -1,0 +1,868 @@
+"""The resolver: what a symbolic value is, followed across functions, classes and files.
+
+``Resolver.eval(value, ctx)`` answers with the abstract objects the value may be
+(``model.objects``), each with its evidence trail. It follows names to their bindings,
+parameters to the arguments their callers pass (or to their defaults), calls to what the
+callee returns, ``self.x`` to what the class's methods store there, imports to the module
+that defines the name. Everything is memoised per run; cycles are cut by a recursion
+guard and the search is bounded in depth and width. What it cannot follow is ``Top``:
+unknown stays unknown and never becomes a finding by itself.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+from ..analysis.summary import CallSite, ClassSummary, FunctionSummary, Param
+from ..analysis.values import (
+    Attr,
+    Call,
+    ClassRef,
+    Const,
+    DictDisplay,
+    Element,
+    FunctionRef,
+    Imported,
+    Item,
+    Name,
+    Op,
+    Part,
+    Seq,
+    Starred,
+    Unknown,
+    Value,
+    FAR,
+    last_name,
+)
+from . import externals
+from .objects import (
+    TOP,
+    UNKNOWN_RESULT,
+    Batch,
+    Bound,
+    Cls,
+    Container,
+    Ctx,
+    Ext,
+    Found,
+    Func,
+    Gen,
+    Inst,
+    Iterated,
+    Kwargs,
+    Lit,
+    Managed,
+    Mod,
+    Namespace,
+    Obj,
+    PositiveInt,
+    Results,
+    SiteRef,
+    Step,
+    Top,
+    Trail,
+    Varargs,
+)
+from .project import ModuleInfo, Project
+
+MAX_RESULTS = 24  # objects per answer; beyond, the answer also says Top
+MAX_CALLERS = 12  # call sites followed for a parameter of a function called from many places
+MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
+MAX_EVAL_DEPTH = 70  # nested evaluations
+MAX_TRAIL = 8
+BUILTIN_NAMES = frozenset(dir(builtins))
+STATIC_DECORATORS = frozenset({"staticmethod"})
+CLASS_DECORATORS = frozenset({"classmethod"})
+PROPERTY_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
+
+
+def reaching(bindings, pos: int, blocks) -> tuple:
+    """The bindings of a name that may be the ones in effect at ``pos``.
+
+    A binding made before ``pos`` is replaced by a later one made in the same block or a
+    block around it, when that block also holds ``pos``. Bindings in branches, loop bodies
+    and handlers only add possibilities. A name loaded before any binding (a value carried
+    around a loop) keeps them all.
+    """
+    before = [b for b in bindings if b.pos <= pos]
+    if not before or len(before) == 1:
+        return tuple(before) or tuple(bindings)
+    use_block = _innermost_block(blocks, pos // 65536)
+    kept = []
+    for binding in before:
+        if not any(later.pos > binding.pos and _encloses(blocks, later.block, binding.block)
+                   and _encloses(blocks, later.block, use_block) for later in before):
+            kept.append(binding)
+    return tuple(kept)
+
+
+def _innermost_block(blocks, row: int) -> int:
+    found = -1
+    for index, (_, first, last) in enumerate(blocks):
+        if first <= row <= last:
+            found = index  # blocks are recorded outer first, so the last match is the innermost
+    return found
+
+
+def _encloses(blocks, outer: int, inner: int) -> bool:
+    """Whether block ``outer`` is ``inner`` or contains it (-1 is the whole scope)."""
+    while True:
+        if inner == outer or outer == -1:
+            return True
+        if inner == -1:
+            return False
+        inner = blocks[inner][0]
+
+
+def join(parts: Iterable[Results]) -> Results:
+    """Union of answers, one entry per object (the first trail wins), capped in width."""
+    seen: Dict[Obj, Found] = {}
+    for part in parts:
+        for found in part:
+            if found.obj not in seen:
+                seen[found.obj] = found
+    if len(seen) > MAX_RESULTS:
+        kept = list(seen.values())[:MAX_RESULTS]
+        return tuple(kept) + UNKNOWN_RESULT
+    return tuple(seen.values())
+
+
+def one(obj: Obj, trail: Trail = ()) -> Results:
+    return (Found(obj, trail),)
+
+
+def extend(results: Results, step: Optional[Step]) -> Results:
+    """The same answer with ``step`` prepended to each trail (the hop that led here)."""
+    if step is None:
+        return results
+    return tuple(Found(f.obj, ((step,) + f.trail)[:MAX_TRAIL]) for f in results)
+
+
+class Resolver:
+    def __init__(self, project: Project, libraries=None):
+        from .libraries import Libraries
+
+        self.project = project
+        self.libraries = libraries or Libraries()
+        self._memo: Dict[tuple, Tuple[Value, Results]] = {}
+        self._active: Set[tuple] = set()
+        self._depth = 0
+        self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
+        self._stores: Dict[Tuple[str, str], Dict[str, list]] = {}
+        self._mro: Dict[Obj, Tuple[Obj, ...]] = {}
+
+    # entry -----------------------------------------------------------------------------
+    def eval(self, value: Optional[Value], ctx: Ctx) -> Results:
+        if value is None:
+            return UNKNOWN_RESULT
+        key = (id(value), ctx)  # the memo keeps ``value`` alive, so its id is never reused
+        found = self._memo.get(key)
+        if found is not None and found[0] is value:
+            return found[1]
+        if key in self._active or self._depth > MAX_EVAL_DEPTH:
+            return UNKNOWN_RESULT
+        self._active.add(key)
+        self._depth += 1
+        try:
+            result = self._eval(value, ctx)
+        finally:
+            self._depth -= 1
+            self._active.discard(key)
+        self._memo[key] = (value, result)
+        return result
+
+    def _eval(self, value: Value, ctx: Ctx) -> Results:
+        kind = type(value)
+        if kind is Const:
+            return one(Lit(value.value))
+        if kind is Name:
+            return self.name(value.id, ctx, value.pos)
+        if kind is Attr:
+            return join(self.attribute(f, value.name, ctx) for f in self.eval(value.base, ctx))
+        if kind is Call:
+            return self.call(SiteRef(ctx.module, value.index), ctx)
+        if kind is Item:
+            return self.item(value, ctx)
+        if kind is FunctionRef:
+            return one(Func(ctx.module, value.qualname))
+        if kind is ClassRef:
+            return one(Cls(ctx.module, value.qualname))
+        if kind is Seq:
+            return one(Container(value.kind, value, ctx))
+        if kind is DictDisplay:
+            return one(Container("dict", value, ctx))
+        if kind is Op:
+            return externals.operator(self, value, ctx)
+        if kind is Element:
+            return join(self.iterate(f) for f in self.eval(value.base, ctx))
+        if kind is Part:
+            return join(self.part(f, value.index) for f in self.eval(value.base, ctx))
+        if kind is Starred:
+            return self.eval(value.value, ctx)
+        if kind is Imported:
+            return self.imported(value, ctx.module)
+        return UNKNOWN_RESULT
+
+    # names -----------------------------------------------------------------------------
+    def name(self, name: str, ctx: Ctx, pos: int = 0) -> Results:
+        """What ``name`` loaded at ``pos`` in ``ctx.scope`` means (only the bindings that reach ``pos``)."""
+        summary = self.project.summary(ctx.module)
+        if summary is None:
+            return UNKNOWN_RESULT
+        scope, scope_ctx, innermost = ctx.scope, ctx, True
+        while scope:
+            function = summary.functions.get(scope)
+            if function is not None:
+                if name in function.declared_global:
+                    break
+                bindings = function.bindings.get(name) if name not in function.declared_nonlocal else None
+                if bindings:
+                    bindings = reaching(bindings, pos if innermost else FAR, function.blocks)
+                    return self.bindings(function, name, bindings, scope_ctx)
+                scope, scope_ctx = function.scope, Ctx(ctx.module, function.scope)
+            else:
+                klass = summary.classes.get(scope)
+                if klass is None:
+                    break
+                if innermost and name in klass.bindings:
+                    return self.class_bindings(klass, name, scope_ctx)
+                scope, scope_ctx = klass.scope, Ctx(ctx.module, klass.scope)
+            innermost = False
+        return self.global_name(ctx.module, name, pos if innermost else FAR)
+
+    def bindings(self, function: FunctionSummary, name: str, bindings, ctx: Ctx) -> Results:
+        parts = []
+        for binding in bindings:
+            if binding.kind == "param":
+                parts.append(self.param(function, name, ctx))
+            elif binding.kind == "import":
+                parts.append(self.imported(binding.value, ctx.module))
+            elif binding.kind == "other":
+                parts.append(UNKNOWN_RESULT)
+            else:
+                parts.append(self.eval(binding.value, ctx))
+        return join(parts)
+
+    def class_bindings(self, klass: ClassSummary, name: str, ctx: Ctx) -> Results:
+        return join(
+            self.imported(b.value, ctx.module) if b.kind == "import" else self.eval(b.value, ctx)
+            for b in klass.bindings[name]
+        )
+
+    def global_name(self, module: str, name: str, pos: int = FAR) -> Results:
+        summary = self.project.summary(module)
+        if summary is None:
+            return UNKNOWN_RESULT
+        bindings = summary.bindings.get(name)
+        ctx = Ctx(module)
+        if bindings:
+            bindings = reaching(bindings, pos, summary.blocks)
+            parts = []
+            for binding in bindings:
+                if binding.kind == "import":
+                    parts.append(self.imported(binding.value, module))
+                elif binding.kind == "other":
+                    parts.append(UNKNOWN_RESULT)
+                else:
+                    parts.append(self.eval(binding.value, ctx))
+            return join(parts)
+        for star in summary.star_imports:
+            for found in self.imported(star, module):
+                if isinstance(found.obj, Mod):
+                    other = self.project.summary(found.obj.module)
+                    if other is not None and name in other.bindings:
+                        return self.global_name(found.obj.module, name)
+        if name in BUILTIN_NAMES:
+            return one(Ext(f"builtins.{name}"))
+        return UNKNOWN_RESULT
+
+    def imported(self, imported: Imported, module: str) -> Results:
+        info = self.project.modules.get(module)
+        if info is None:
+            return UNKNOWN_RESULT
+        dotted = self.project.absolute(info, imported)
+        target, rest = self.project.split_import(info, dotted)
+        if target is None:
+            return one(Ext(dotted)) if dotted else UNKNOWN_RESULT
+        results = one(Mod(target.key))
+        for member in rest:
+            results = join(self.attribute(f, member, Ctx(module)) for f in results)
+        return results
+
+    # parameters ------------------------------------------------------------------------
+    def param(self, function: FunctionSummary, name: str, ctx: Ctx) -> Results:
+        params = function.params
+        position = next((i for i, p in enumerate(params) if p.name == name), None)
+        if position is None:
+            return UNKNOWN_RESULT
+        param = params[position]
+        owner = self._method_owner(ctx.module, function)
+        if owner is not None and position == 0 and param.kind in ("pos", "posonly") and not self._is_static(function):
+            if ctx.self_obj is not None:
+                return one(ctx.self_obj)
+            if self._is_classmethod(function):
+                return one(owner)
+            return one(Inst(owner))
+        if ctx.call is None or ctx.scope != function.qualname:
+            return self.free_param(function, param, ctx)
+        return self.bound_param(function, param, position, ctx)
+
+    def _method_owner(self, module: str, function: FunctionSummary) -> Optional[Cls]:
+        if function.scope_kind != "class":
+            return None
+        return Cls(module, function.scope)
+
+    def _decorated(self, function: FunctionSummary, names) -> bool:
+        from ..analysis.values import dotted
+
+        return any((dotted(d) or "") in names or last_name(d) in names for d in function.decorators)
+
+    def _is_static(self, function: FunctionSummary) -> bool:
+        return self._decorated(function, STATIC_DECORATORS)
+
+    def _is_classmethod(self, function: FunctionSummary) -> bool:
+        return self._decorated(function, CLASS_DECORATORS)
+
+    def is_property(self, function: FunctionSummary) -> bool:
+        return self._decorated(function, PROPERTY_DECORATORS)
+
+    def bound_param(self, function: FunctionSummary, param: Param, position: int, ctx: Ctx) -> Results:
+        if param.kind == "kwarg":
+            return one(Kwargs(Func(ctx.module, function.qualname), ctx))
+        site = self.project.call(ctx.call)
+        skip = 1 if (self._method_owner(ctx.module, function) is not None and not self._is_static(function)
+                     and (ctx.self_obj is not None or self._is_classmethod(function))) else 0
+        value = self.argument(site, ctx.call, ctx.caller, param, position - skip, function, skip, ctx.shift)
+        if value is not None:
+            return value
+        return self.default(function, param, ctx.module)
+
+    def default(self, function: FunctionSummary, param: Param, module: str) -> Results:
+        if param.kind == "kwarg" or param.kind == "vararg":
+            return UNKNOWN_RESULT
+        if param.default is None:
+            return UNKNOWN_RESULT
+        step = Step(module, param.default_span or param.span, f"default of `{param.name}`")
+        return extend(self.eval(param.default, Ctx(module, function.scope)), step)
+
+    def argument(self, site: CallSite, ref: SiteRef, caller: Optional[Ctx], param: Param, position: int,
+                 function: FunctionSummary, skip: int, shift: int = 0) -> Optional[Results]:
+        """What ``site`` passes for ``param`` (None: nothing, so the default applies)."""
+        caller = caller or Ctx(ref.module, site.scope)
+        args = site.args[shift:]
+        if param.kind in ("pos", "posonly") and position >= 0:
+            for index, arg in enumerate(args):
+                if isinstance(arg, Starred):
+                    return join(self.element_at(f, position - index) for f in self.eval(arg.value, caller))
+                if index == position:
+                    step = Step(ref.module, site.arg_spans[index + shift], f"passed as `{param.name}`")
+                    return extend(self.eval(arg, caller), step)
+        if param.kind == "vararg":
+            return UNKNOWN_RESULT
+        if param.kind != "posonly":
+            for (key, value), span in zip(site.keywords, site.keyword_spans):
+                if key == param.name:
+                    step = Step(ref.module, span, f"passed as `{param.name}`")
+                    return extend(self.eval(value, caller), step)
+            for key, value in site.keywords:
+                if key is None:
+                    found = self.splat_lookup(value, caller, param.name)
+                    if found is not None:
+                        return found
+        return None
+
+    def splat_lookup(self, mapping: Value, ctx: Ctx, key: str) -> Optional[Results]:
+        """``key`` in a ``**mapping`` argument, when the mapping can be followed."""
+        parts = []
+        for found in self.eval(mapping, ctx):
+            obj = found.obj
+            if isinstance(obj, Container) and obj.kind == "dict":
+                item = self.dict_item(obj, key)
+                if item is not None:
+                    parts.append(item)
+            elif isinstance(obj, Kwargs):
+                item = self.kwargs_item(obj, key)
+                if item is not None:
+                    parts.append(item)
+            elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.dict":
+                item = self.keyword_at(obj.site, obj.ctx, key)
+                if item is not None:
+                    parts.append(item)
+            else:
+                parts.append(UNKNOWN_RESULT)
+        return join(parts) if parts else None
+
+    def kwargs_item(self, kwargs: Kwargs, key: str) -> Optional[Results]:
+        ctx = kwargs.ctx
+        if ctx.call is None:
+            return UNKNOWN_RESULT
+        site = self.project.call(ctx.call)
+        function = self.project.function(kwargs.func.module, kwargs.func.qualname)
+        named = {p.name for p in function.params} if function is not None else set()
+        if key in named:
+            return None
+        for (name, value), span in zip(site.keywords, site.keyword_spans):
+            if name == key:
+                return extend(self.eval(value, ctx.caller or Ctx(ctx.call.module, site.scope)),
+                              Step(ctx.call.module, span, f"passed as `{key}`"))
+        for name, value in site.keywords:
+            if name is None:
+                return self.splat_lookup(value, ctx.caller or Ctx(ctx.call.module, site.scope), key)
+        return None
+
+    def keyword_at(self, ref: Optional[SiteRef], ctx: Optional[Ctx], key: Optional[str],
+                   position: Optional[int] = None) -> Optional[Results]:
+        """The argument named ``key`` (or at ``position``) of the call at ``ref``, evaluated in ``ctx``."""
+        if ref is None:
+            return None
+        site = self.project.call(ref)
+        ctx = ctx or Ctx(ref.module, site.scope)
+        if position is not None:
+            for index, arg in enumerate(site.args):
+                if isinstance(arg, Starred):
+                    return join(self.element_at(f, position - index) for f in self.eval(arg.value, ctx))
+                if index == position:
+                    return extend(self.eval(arg, ctx), Step(ref.module, site.arg_spans[index], f"`{key}`" if key else "argument"))
+        if key is None:
+            return None
+        for (name, value), span in zip(site.keywords, site.keyword_spans):
+            if name == key:
+                return extend(self.eval(value, ctx), Step(ref.module, span, f"`{key}`"))
+        for name, value in site.keywords:
+            if name is None:
+                return self.splat_lookup(value, ctx, key)
+        return None
+
+    def free_param(self, function: FunctionSummary, param: Param, ctx: Ctx) -> Results:
+        """A parameter seen from inside its function: what every caller passes."""
+        func = Func(ctx.module, function.qualname)
+        callers = self.callers(func)
+        if not callers:
+            if param.kind == "kwarg":
+                return one(Kwargs(func, Ctx(ctx.module, function.qualname)))
+            return self.default(function, param, ctx.module)
+        parts = []
+        for site, self_obj in callers:
+            call_site = self.project.call(site)
+            bound = Ctx(ctx.module, function.qualname, site, Ctx(site.module, call_site.scope), self_obj)
+            parts.append(self.param(function, param.name, bound))
+        if len(callers) >= MAX_CALLERS:
+            parts.append(UNKNOWN_RESULT)
+        return join(parts)
+
+    def callers(self, func: Func) -> Tuple[Tuple[SiteRef, Optional[Obj]], ...]:
+        """Call sites of the project that call ``func`` (with the instance, for methods)."""
+        found = self._callers.get(func)
+        if found is not None:
+            return found
+        self._callers[func] = ()  # recursion guard
+        function = self.project.function(func.module, func.qualname)
+        result: List[Tuple[SiteRef, Optional[Obj]]] = []
+        if function is not None:
+            owner = self._method_owner(func.module, function)
+            names = [function.name]
+            if owner is not None and function.name == "__init__":
+                klass = self.project.klass(owner.module, owner.qualname)
+                names = [klass.name] if klass is not None else []
+                names.append("super().__init__")
+            for name in names:
+                for ref in self.project.calls_named(name):
+                    if len(result) >= MAX_CALLERS:
+                        break
+                    match = self._calls(ref, func, owner, function)
+                    if match is not False:
+                        result.append((ref, match))
+        found = tuple(result)
+        self._callers[func] = found
+        return found
+
+    def _calls(self, ref: SiteRef, func: Func, owner: Optional[Cls], function: FunctionSummary):
+        """False when the call at ``ref`` does not call ``func``; else the bound instance (or None)."""
+        site = self.project.call(ref)
+        ctx = Ctx(ref.module, site.scope)
+        if owner is not None and function.name == "__init__":
+            if isinstance(site.func, Attr) and isinstance(site.func.base, Call):  # super().__init__
+                scope_class = self._scope_class(ref.module, site.scope)
+                if scope_class is not None and owner in self.bases(scope_class):
+                    return Inst(scope_class)
+                return False
+            for found in self.eval(site.func, ctx):
+                if found.obj == owner:
+                    return Inst(owner, ref, ctx)
+                if isinstance(found.obj, Cls) and owner in self.mro(found.obj):
+                    if self.method(found.obj, "__init__") == func:
+                        return Inst(found.obj, ref, ctx)
+            return False
+        if isinstance(site.func, Attr):
+            for receiver in self.eval(site.func.base, ctx):
+                obj = receiver.obj
+                if isinstance(obj, Inst) and isinstance(obj.cls, Cls) and self.method(obj.cls, function.name) == func:
+                    return obj
+                if isinstance(obj, Cls) and self.method(obj, function.name) == func:
+                    return None
+                if isinstance(obj, Mod):
+                    for target in self.attribute(receiver, function.name, ctx):
+                        if target.obj == func:
+                            return None
+            return False
+        for found in self.eval(site.func, ctx):
+            if found.obj == func:
+                return None
+        return False
+
+    def _scope_class(self, module: str, scope: str) -> Optional[Cls]:
+        function = self.project.function(module, scope)
+        if function is not None and function.scope_kind == "class":
+            return Cls(module, function.scope)
+        return None
+
+    # classes ----------------------------------------------------------------------------
+    def bases(self, cls: Cls) -> Tuple[Obj, ...]:
+        return self.mro(cls)[1:]
+
+    def mro(self, cls: Obj) -> Tuple[Obj, ...]:
+        """The class and its bases, most derived first (project classes and outside ones)."""
+        found = self._mro.get(cls)
+        if found is not None:
+            return found
+        self._mro[cls] = (cls,)  # recursion guard
+        order: List[Obj] = [cls]
+        if isinstance(cls, Cls):
+            klass = self.project.klass(cls.module, cls.qualname)
+            if klass is not None:
+                ctx = Ctx(cls.module, klass.scope)
+                for base in klass.bases:
+                    for found_base in self.eval(base, ctx):
+                        obj = found_base.obj
+                        if isinstance(obj, (Cls, Ext)):
+                            for item in self.mro(obj):
+                                if item not in order:
+                                    order.append(item)
+        result = tuple(order)
+        self._mro[cls] = result
+        return result
+
+    def method(self, cls: Cls, name: str) -> Optional[Func]:
+        for item in self.mro(cls):
+            if isinstance(item, Cls):
+                klass = self.project.klass(item.module, item.qualname)
+                if klass is not None and name in klass.methods:
+                    return Func(item.module, f"{item.qualname}.{name}")
+        return None
+
+    def class_attribute(self, cls: Cls, name: str) -> Optional[Results]:
+        for item in self.mro(cls):
+            if isinstance(item, Cls):
+                klass = self.project.klass(item.module, item.qualname)
+                if klass is None:
+                    continue
+                if name in klass.methods:
+                    return one(Func(item.module, f"{item.qualname}.{name}"))
+                if name in klass.bindings:
+                    return self.class_bindings(klass, name, Ctx(item.module, item.qualname))
+            elif isinstance(item, Ext):
+                return one(Ext(f"{item.qualname}.{name}"))
+        return None
+
+    def self_stores(self, cls: Cls) -> Dict[str, list]:
+        """attr → [(method summary, store)] for ``self.attr = ...`` in the class's own methods."""
+        key = (cls.module, cls.qualname)
+        found = self._stores.get(key)
+        if found is not None:
+            return found
+        table: Dict[str, list] = {}
+        summary = self.project.summary(cls.module)
+        klass = summary.classes.get(cls.qualname) if summary is not None else None
+        if klass is not None:
+            methods = {f"{cls.qualname}.{m}" for m in klass.methods}
+            for store in summary.stores:
+                if store.scope not in methods or not isinstance(store.target, Name):
+                    continue
+                function = summary.functions.get(store.scope)
+                if function is None or not function.params or function.params[0].name != store.target.id:
+                    continue
+                table.setdefault(store.attr, []).append((function, store))
+        self._stores[key] = table
+        return table
+
+    def instance_attribute(self, inst: Inst, name: str) -> Results:
+        """``obj.name`` for an instance of a project class."""
+        cls = inst.cls
+        parts = []
+        for item in self.mro(cls):
+            if not isinstance(item, Cls):
+                continue
+            for function, store in self.self_stores(item).get(name, ()):
+                if store.kind == "del":
+                    continue
+                ctx = self.method_ctx(inst, item.module, function)
+                step = Step(item.module, store.span, f"stored as `self.{name}`")
+                parts.append(extend(self.eval(store.value, ctx), step))
+            if parts:
+                return join(parts)
+            field = self.field(item, inst, name)
+            if field is not None:
+                return field
+        attr = self.class_attribute(cls, name)
+        if attr is None:
+            return UNKNOWN_RESULT
+        results = []
+        for found in attr:
+            if isinstance(found.obj, Func):
+                function = self.project.function(found.obj.module, found.obj.qualname)
+                if function is not None and self.is_property(function):
+                    ctx = self.method_ctx(inst, found.obj.module, function)
+                    results.append(join(self.eval(v, ctx) for v in function.returns))
+                elif function is not None and self._is_static(function):
+                    results.append(one(found.obj))
+                else:
+                    results.append(one(Bound(inst, found.obj), found.trail))
+            else:
+                results.append((found,))
+        return join(results)
+
+    def method_ctx(self, inst: Inst, module: str, function: FunctionSummary) -> Ctx:
+        """The context a method of ``inst`` runs in (``__init__`` binds the construction's arguments)."""
+        if function.name == "__init__" and inst.site is not None:
+            site = self.project.call(inst.site)
+            if not (isinstance(site.func, Attr) and isinstance(site.func.base, Call)):
+                return Ctx(module, function.qualname, inst.site, inst.ctx, inst)
+        return Ctx(module, function.qualname, None, None, inst)
+
+    def field(self, cls: Cls, inst: Inst, name: str) -> Optional[Results]:
+        """A dataclass / NamedTuple field: the constructor's argument, else its default."""
+        klass = self.project.klass(cls.module, cls.qualname)
+        if klass is None:
+            return None
+        for position, field in enumerate(klass.fields):
+            if field.name != name:
+                continue
+            if inst.site is not None:
+                passed = self.keyword_at(inst.site, inst.ctx, name, position)
+                if passed is not None:
+                    return passed
+            if field.default is not None:
+                step = Step(cls.module, field.default_span or field.span, f"default of field `{name}`")
+                return extend(self.eval(field.default, Ctx(cls.module, cls.qualname)), step)
+            return UNKNOWN_RESULT
+        return None
+
+    # attributes -------------------------------------------------------------------------
+    def attribute(self, found: Found, name: str, ctx: Ctx) -> Results:
+        obj = found.obj
+        kind = type(obj)
+        if kind is Mod:
+            summary = self.project.summary(obj.module)
+            if summary is not None and (name in summary.bindings or summary.star_imports):
+                result = self.global_name(obj.module, name)
+                if result != UNKNOWN_RESULT or name in summary.bindings:
+                    return result
+            info = self.project.modules.get(obj.module)
+            if info is not None:
+                sub = self.project.find_module(info, f"{info.name}.{name}")
+                if sub is not None:
+                    return one(Mod(sub.key))
+            return UNKNOWN_RESULT
+        if kind is Ext:
+            return one(Ext(f"{obj.qualname}.{name}"), found.trail)
+        if kind is Cls:
+            attr = self.class_attribute(obj, name)
+            return attr if attr is not None else UNKNOWN_RESULT
+        if kind is Inst:
+            if isinstance(obj.cls, Cls):
+                return extend(self.instance_attribute(obj, name), None)
+            return self.libraries.instance_attribute(self, obj, name) or UNKNOWN_RESULT
+        if kind is Batch:
+            return one(obj, found.trail)
+        if kind is Managed:
+            return self.attribute(Found(obj.loader, found.trail), name, ctx)
+        if kind is Namespace:
+            return externals.namespace_attribute(self, obj, name)
+        return UNKNOWN_RESULT
+
+    def item(self, value: Item, ctx: Ctx) -> Results:
+        parts = []
+        keys = None
+        for found in self.eval(value.base, ctx):
+            obj = found.obj
+            if isinstance(obj, Container):
+                if keys is None:
+                    keys = self.eval(value.key, ctx)
+                key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
+                if obj.kind == "dict":
+                    got = self.dict_item(obj, key.value) if key is not None else None
+                    parts.append(got if got is not None else self.container_values(obj))
+                elif key is not None and isinstance(key.value, int):
+                    parts.append(self.element_at(found, key.value))
+                else:
+                    parts.append(self.container_values(obj))
+            elif isinstance(obj, Batch):
+                parts.append((found,))
+            elif isinstance(obj, Kwargs):
+                keys = keys if keys is not None else self.eval(value.key, ctx)
+                key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
+                got = self.kwargs_item(obj, key.value) if key is not None and isinstance(key.value, str) else None
+                parts.append(got if got is not None else UNKNOWN_RESULT)
+            else:
+                parts.append(UNKNOWN_RESULT)
+        return join(parts)
+
+    def dict_item(self, container: Container, key) -> Optional[Results]:
+        display = container.value
+        if not isinstance(display, DictDisplay):
+            return None
+        for k, v in zip(display.keys, display.values):
+            if k is None:
+                nested = self.splat_lookup(v, container.ctx, key) if isinstance(key, str) else None
+                if nested is not None:
+                    return nested
+                continue
+            if isinstance(k, Const) and k.value == key:
+                return self.eval(v, container.ctx)
+        return None
+
+    def container_values(self, container: Container) -> Results:
+        display = container.value
+        if isinstance(display, DictDisplay):
+            return join(self.eval(v, container.ctx) for v in display.values)
+        if isinstance(display, Seq):
+            return join(self.eval(v, container.ctx) for v in display.items)
+        return UNKNOWN_RESULT
+
+    def element_at(self, found: Found, index: int) -> Results:
+        obj = found.obj
+        if isinstance(obj, Container) and isinstance(obj.value, Seq) and obj.kind in ("tuple", "list"):
+            items = obj.value.items
+            if any(isinstance(i, Starred) for i in items) or not -len(items) <= index < len(items):
+                return self.container_values(obj)
+            return self.eval(items[index], obj.ctx)
+        if isinstance(obj, Batch):
+            return (found,)
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+            return self.libraries.part(self, obj, index) or UNKNOWN_RESULT
+        return UNKNOWN_RESULT
+
+    def part(self, found: Found, index: int) -> Results:
+        if index < 0:
+            return UNKNOWN_RESULT
+        return self.element_at(found, index)
+
+    # calls ------------------------------------------------------------------------------
+    def call(self, ref: SiteRef, ctx: Ctx) -> Results:
+        site = self.project.call(ref)
+        func = site.func
+        if isinstance(func, Attr):
+            return join(self.method_call(f, func.name, ref, ctx) for f in self.eval(func.base, ctx))
+        return join(self.invoke(f, ref, ctx) for f in self.eval(func, ctx))
+
+    def method_call(self, receiver: Found, name: str, ref: SiteRef, ctx: Ctx) -> Results:
+        obj = receiver.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+            handled = self.libraries.method_call(self, obj, name, ref, ctx)
+            if handled is not None:
+                return handled
+            return one(Inst(Ext(f"{obj.cls.qualname}().{name}"), ref, ctx))
+        if isinstance(obj, Batch):
+            return externals.tensor_method(self, obj, name, ref, ctx)
+        if isinstance(obj, Namespace):
+            return UNKNOWN_RESULT
+        if isinstance(obj, Kwargs) and name in ("get", "pop", "setdefault"):
+            return externals.kwargs_get(self, obj, ref, ctx)
+        if isinstance(obj, Container) and obj.kind == "dict" and name in ("get", "pop", "setdefault"):
+            return externals.dict_get(self, obj, ref, ctx)
+        if isinstance(obj, Gen) and name in ("__next__", "send"):
+            return self.iterate(receiver)
+        return join(self.invoke(f, ref, ctx) for f in self.attribute(receiver, name, ctx))
+
+    def invoke(self, callee: Found, ref: SiteRef, ctx: Ctx) -> Results:
+        obj = callee.obj
+        kind = type(obj)
+        if kind is Func:
+            return self.run_function(obj, ref, ctx, None)
+        if kind is Bound:
+            return self.run_function(obj.func, ref, ctx, obj.self_obj)
+        if kind is Cls:
+            return one(Inst(obj, ref, ctx))
+        if kind is Ext:
+            return externals.call(self, obj.qualname, ref, ctx)
+        if kind is Inst:
+            if isinstance(obj.cls, Cls):
+                method = self.method(obj.cls, "__call__")
+                if method is not None:
+                    return self.run_function(method, ref, ctx, obj)
+                return UNKNOWN_RESULT
+            if isinstance(obj.cls, Ext) and obj.cls.qualname in externals.PARTIALS:
+                return self.call_partial(obj, ref, ctx)
+            return one(Inst(Ext(f"{obj.cls.qualname}()"), ref, ctx))
+        return UNKNOWN_RESULT
+
+    def run_function(self, func: Func, ref: SiteRef, ctx: Ctx, self_obj: Optional[Obj], shift: int = 0) -> Results:
+        function = self.project.function(func.module, func.qualname)
+        if function is None:
+            return UNKNOWN_RESULT
+        caller = ctx if ctx.depth() < MAX_CALL_DEPTH else Ctx(ctx.module, ctx.scope, self_obj=ctx.self_obj)
+        inner = Ctx(func.module, func.qualname, ref, caller, self_obj, shift)
+        if function.is_generator:
+            return one(Gen(func, inner))
+        if not function.returns:
+            return one(Lit(None))
+        return join(self.eval(value, inner) for value in function.returns)
+
+    def call_partial(self, partial: Inst, ref: SiteRef, ctx: Ctx) -> Results:
+        """Calling ``functools.partial(f, ...)``: ``f`` runs with the partial's arguments first."""
+        targets = self.keyword_at(partial.site, partial.ctx, "func", 0) or UNKNOWN_RESULT
+        parts = []
+        for found in targets:
+            if isinstance(found.obj, Func):
+                parts.append(self.run_function(found.obj, partial.site, partial.ctx, None, shift=1))
+            elif isinstance(found.obj, (Cls, Ext)):
+                parts.append(one(Inst(found.obj, ref, ctx)))  # partial(DataLoader, ...)(dataset)
+            else:
+                parts.append(UNKNOWN_RESULT)
+        return join(parts)
+
+    # iteration ---------------------------------------------------------------------------
+    def iterate(self, found: Found) -> Results:
+        obj = found.obj
+        kind = type(obj)
+        if kind is Inst:
+            if self.is_loader(obj):
+                return one(Batch(obj), found.trail)
+            if isinstance(obj.cls, Ext):
+                return self.libraries.iterate(self, obj) or one(Iterated(obj))
+            method = self.method(obj.cls, "__iter__")
+            if method is not None:
+                return join(self.iterate(f) for f in self.run_function(method, obj.site or SiteRef("", -1),
+                                                                         obj.ctx or Ctx(method.module), obj))
+            return one(Iterated(obj))
+        if kind is Batch:
+            return (found,)
+        if kind is Managed:
+            return one(Batch(obj), found.trail)
+        if kind is Container:
+            if isinstance(obj.value, DictDisplay):
+                return join(self.eval(k, obj.ctx) for k in obj.value.keys if k is not None)
+            return join(self.eval(v, obj.ctx) for v in obj.value.items if not isinstance(v, Starred))
+        if kind is Gen:
+            function = self.project.function(obj.func.module, obj.func.qualname)
+            if function is None:
+                return UNKNOWN_RESULT
+            return join(self.eval(v, obj.ctx) for v in function.returns)
+        if kind is Iterated:
+            return (found,)
+        return UNKNOWN_RESULT
+
+    def is_loader(self, inst: Inst) -> bool:
+        return self.libraries.loader_spec(self, inst) is not None
+
+
+def scope_ctx(module: str, scope: str) -> Ctx:
+    return Ctx(module, scope)
+
+
+def module_of(project: Project, module: str) -> Optional[ModuleInfo]:
+    return project.modules.get(module)
+
+
+__all__ = ["Resolver", "join", "one", "extend", "TOP", "Top", "PositiveInt", "Varargs"]
