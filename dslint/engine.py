@@ -93,7 +93,7 @@ def analyze_source(path: str, source: SourceText, force: bool = False, words: Tu
     """A seed file is summarised; any other only has its imports read (``force``: summarise anyway).
     ``words``: more seed words (the project's own trainer classes)."""
     tier = prefilter.tier(source.raw, words)
-    imports = prefilter.imported_modules(source.text) if tier != prefilter.SKIP or force else ()
+    imports = prefilter.imported_modules(source.text)
     if tier == prefilter.SEED or force:
         result = summarise(path, source)
     else:
@@ -217,38 +217,40 @@ def given_roots(paths: Sequence[str], files: Sequence[str]) -> Dict[str, str]:
 
 
 def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -> List[str]:
-    """Candidate files an import connects to a seed, in either direction (same project only)."""
+    """Candidate files an import path connects to a seed (in either direction, through seeds,
+    candidates and package ``__init__`` files; same project only)."""
     from .model.project import Project, resolve_relative
 
     project = Project()
     infos = {r.path: project.add(r.path, None, roots[r.path]) for r in results}
-    seeds = {infos[r.path].key for r in results if r.tier == prefilter.SEED and r.error is None}
+    by_key = {infos[r.path].key: r for r in results}
+    seeds = [infos[r.path].key for r in results if r.tier == prefilter.SEED and r.error is None]
     if not seeds:
         return []
-
-    def targets(result: FileResult) -> Set[str]:
+    edges: Dict[str, Set[str]] = {}
+    for result in results:
         info = infos[result.path]
-        found = set()
         for name in result.imports:
             level = len(name) - len(name.lstrip("."))
             dotted = resolve_relative(info.name, info.is_package, level, name.lstrip(".")) if level else name
             module, _ = project.split_import(info, dotted)
-            if module is not None:
-                found.add(module.key)
-        return found
+            if module is not None and module.key != info.key:
+                edges.setdefault(info.key, set()).add(module.key)
+                edges.setdefault(module.key, set()).add(info.key)
 
-    wanted = []
-    seed_imports: Set[str] = set()
-    for result in results:
-        if result.tier == prefilter.SEED:
-            seed_imports |= targets(result)
-    for result in results:
-        if result.tier != prefilter.CANDIDATE or result.summary is not None:
-            continue
-        key = infos[result.path].key
-        if key in seed_imports or targets(result) & seeds:
-            wanted.append(result.path)
-    return wanted
+    def passable(key: str) -> bool:
+        result = by_key.get(key)
+        return result is not None and (result.tier != prefilter.SKIP or project.modules[key].is_package)
+
+    reached = set(seeds)
+    todo = list(seeds)
+    while todo:
+        for other in edges.get(todo.pop(), ()):
+            if other not in reached and passable(other):
+                reached.add(other)
+                todo.append(other)
+    return [r.path for r in results if r.tier == prefilter.CANDIDATE and r.summary is None
+            and infos[r.path].key in reached]
 
 
 def lazy_summary(cache: Optional[Cache]):

@@ -38,7 +38,7 @@ def check(model: Model) -> Iterator[Finding]:
         if _throttled(model, loader, uses):
             continue
         function = uses[0][0]
-        module, span, what = _location(model, uses)
+        module, span, what = _location(model, loader, uses)
         if (module, span) in reported:
             continue
         reported.add((module, span))
@@ -63,22 +63,34 @@ def _cv2_import_row(summary) -> int:
     return min(rows) if rows else 1
 
 
-def _location(model: Model, uses):
-    """One finding per program, at the first dataset class of the module whose dataset the
-    workers run (else at the first function using OpenCV)."""
-    for function, _ in uses:
+def _location(model: Model, loader, uses):
+    """One finding per program: at the first dataset class of the module defining the
+    dataset the workers run, when that module imports cv2; else at the first function
+    calling OpenCV."""
+    entries = model.worker_code(loader) if loader is not None else [f for f, _ in uses]
+    for function in entries:
         obj = function.self_obj
-        if function.role == "dataset" and isinstance(obj, Inst) and isinstance(obj.cls, Cls):
-            module = obj.cls.module
-            summary = model.project.summary(module)
-            datasets = sorted((k for q, k in summary.classes.items() if model.is_dataset_class(Cls(module, q))),
-                              key=lambda k: k.header_row)
-            klass = datasets[0] if datasets else summary.classes.get(obj.cls.qualname)
-            if klass is not None:
-                return module, klass.span, f"Dataset `{klass.name}`"
+        if function.role != "dataset" or not isinstance(obj, Inst) or not isinstance(obj.cls, Cls):
+            continue
+        module = obj.cls.module
+        summary = model.project.summary(module)
+        if not _imports_cv2(summary):
+            break
+        datasets = sorted((k for q, k in summary.classes.items() if model.is_dataset_class(Cls(module, q))),
+                          key=lambda k: k.header_row)
+        klass = datasets[0] if datasets else summary.classes.get(obj.cls.qualname)
+        if klass is not None:
+            return module, klass.span, f"Dataset `{klass.name}`"
     function = uses[0][0]
     summary = model.function_summary(function.func)
     return function.func.module, summary.span, f"`{summary.name}`"
+
+
+def _imports_cv2(summary) -> bool:
+    from ..analysis.values import Imported
+
+    return any(b.kind == "import" and isinstance(b.value, Imported) and b.value.path.split(".")[0] == "cv2"
+               for bindings in summary.bindings.values() for b in bindings)
 
 
 def _throttled(model: Model, loader, uses) -> bool:

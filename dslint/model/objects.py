@@ -22,21 +22,36 @@ class SiteRef(NamedTuple):
     index: int
 
 
-class Ctx(NamedTuple):
-    """Where a value is evaluated.
-
-    ``scope`` is the function (or class body, or "" for the module) whose names the value
-    uses. ``call`` is the call that invoked that function, binding its parameters, with
-    ``caller`` the context of that call's arguments; a context without ``call`` stands for
-    every caller at once. ``self_obj`` is the instance a method runs on, when known.
-    """
-
+class _CtxFields(NamedTuple):
     module: str
     scope: str = ""
     call: Optional[SiteRef] = None
     caller: Optional["Ctx"] = None
     self_obj: Optional["Obj"] = None
     shift: int = 0  # positional arguments of ``call`` that are not the function's (functools.partial)
+    level: int = 0  # how deeply contexts nest in this one (bounded: see MAX_LEVEL)
+
+
+class Ctx(_CtxFields):
+    """Where a value is evaluated.
+
+    ``scope`` is the function (or class body, or "" for the module) whose names the value
+    uses. ``call`` is the call that invoked that function, binding its parameters, with
+    ``caller`` the context of that call's arguments; a context without ``call`` stands for
+    every caller at once. ``self_obj`` is the instance a method runs on, when known.
+    Contexts nest (a caller's context, an instance built in another context); beyond
+    ``MAX_LEVEL`` the outer parts are dropped, so objects stay small and recursion ends.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, module, scope="", call=None, caller=None, self_obj=None, shift=0, level=None):
+        level = 1 + max(caller.level if caller is not None else -1, level_of(self_obj) - 1)
+        if level > MAX_LEVEL:
+            caller = None
+            self_obj = Inst(self_obj.cls) if isinstance(self_obj, Inst) else None
+            level = 0
+        return super().__new__(cls, module, scope, call, caller, self_obj, shift, level)
 
     def depth(self) -> int:
         depth, ctx = 0, self
@@ -44,6 +59,9 @@ class Ctx(NamedTuple):
             depth += 1
             ctx = ctx.caller
         return depth
+
+
+MAX_LEVEL = 6
 
 
 class Lit(NamedTuple):
@@ -165,6 +183,25 @@ class Varargs(NamedTuple):
 
     func: Func
     ctx: Ctx
+
+
+def level_of(obj) -> int:
+    """How deeply contexts nest inside an object (0 for one that holds none)."""
+    while obj is not None:
+        kind = type(obj)
+        if kind in (Inst, Container, Gen, Kwargs, Varargs):
+            return obj.ctx.level + 1 if obj.ctx is not None else 0
+        if kind is Bound:
+            obj = obj.self_obj
+        elif kind in (Batch, Managed):
+            obj = obj.loader
+        elif kind is Namespace:
+            obj = obj.parser
+        elif kind is Iterated:
+            obj = obj.base
+        else:
+            return 0
+    return 0
 
 
 Obj = Union[Lit, PositiveInt, Top, Func, Cls, Ext, Mod, Inst, Bound, Container, Managed, Batch, Iterated, Gen, Namespace,

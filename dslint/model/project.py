@@ -105,6 +105,7 @@ class Project:
 
     def __post_init__(self):
         self._by_name: Dict[Tuple[str, str], List[ModuleInfo]] = defaultdict(list)  # (boundary, name)
+        self._by_suffix: Dict[Tuple[str, str], List[ModuleInfo]] = defaultdict(list)  # (boundary, dotted path suffix)
         self._calls_by_name: Optional[Dict[str, List[SiteRef]]] = None
         self._texts: Dict[str, Optional[List[str]]] = {}
 
@@ -125,6 +126,13 @@ class Project:
                           summary is not None)
         self.modules[key] = info
         self._by_name[(boundary, name)].append(info)
+        relative = os.path.relpath(key, boundary)
+        parts = relative[: -len(os.path.splitext(relative)[1]) or None].split(os.sep)
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts and ".." not in parts:
+            for cut in range(len(parts)):
+                self._by_suffix[(boundary, ".".join(parts[cut:]))].append(info)
         return info
 
     # modules -----------------------------------------------------------------------
@@ -141,14 +149,22 @@ class Project:
         return [m for m in self.modules.values() if m.eager and m.summary is not None]
 
     def find_module(self, importer: ModuleInfo, name: str) -> Optional[ModuleInfo]:
-        """The project module ``name`` means when imported from ``importer``."""
+        """The project module ``name`` means when imported from ``importer``: by its package
+        name (its own import root first), else by the folders it sits in (namespace packages,
+        ``sys.path`` additions), the closest to the importer winning."""
         candidates = self._by_name.get((importer.boundary, name))
+        if candidates:
+            for candidate in candidates:
+                if candidate.root == importer.root:
+                    return candidate
+            if len(candidates) == 1:
+                return candidates[0]
+        candidates = self._by_suffix.get((importer.boundary, name))
         if not candidates:
             return None
-        for candidate in candidates:
-            if candidate.root == importer.root:
-                return candidate
-        return candidates[0] if len(candidates) == 1 else None
+        if len(candidates) == 1:
+            return candidates[0]
+        return max(candidates, key=lambda c: len(os.path.commonpath([c.key, importer.key])))
 
     def absolute(self, importer: ModuleInfo, imported: Imported) -> str:
         if imported.level:

@@ -576,6 +576,14 @@ class Model:
 
     def _pickled_children(self, obj):
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            outside = self.resolver.outside_init_call(obj)
+            if outside is not None:  # what an outside base class (ImageFolder) stores from its arguments
+                site, ctx, shift = outside
+                call = self.project.call(site)
+                values = list(call.args[shift:]) + [v for _, v in call.keywords]
+                for value in values:
+                    for found in self.resolver.eval(value, ctx or Ctx(site.module, call.scope)):
+                        yield found, None
             for item in self.resolver.mro(obj.cls):
                 if not isinstance(item, Cls):
                     continue

@@ -151,6 +151,7 @@ class Resolver:
         self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
         self._stores: Dict[Tuple[str, str], Dict[str, list]] = {}
         self._mro: Dict[Obj, Tuple[Obj, ...]] = {}
+        self._iterating: Set[Obj] = set()
 
     # entry -----------------------------------------------------------------------------
     def eval(self, value: Optional[Value], ctx: Ctx) -> Results:
@@ -604,6 +605,9 @@ class Resolver:
             field = self.field(item, inst, name)
             if field is not None:
                 return field
+        passed = self.outside_base_argument(inst, name)
+        if passed is not None:
+            return passed
         attr = self.class_attribute(cls, name)
         if attr is None:
             return UNKNOWN_RESULT
@@ -621,6 +625,43 @@ class Resolver:
             else:
                 results.append((found,))
         return join(results)
+
+    def outside_init_call(self, inst: Inst):
+        """(call, context, shift) whose arguments reach the ``__init__`` of an outside base class
+        (``class Folder(ImageFolder)``): the construction itself, or the ``super().__init__(...)``
+        of the project class that defines ``__init__``. None when no outside base is involved."""
+        if inst.site is None or not isinstance(inst.cls, Cls):
+            return None
+        for item in self.mro(inst.cls):
+            if isinstance(item, Ext):
+                return inst.site, inst.ctx, 0
+            klass = self.project.klass(item.module, item.qualname)
+            if klass is None or "__init__" not in klass.methods:
+                continue
+            init = self.project.function(item.module, f"{item.qualname}.__init__")
+            from .project import sites_in_scope
+
+            summary = self.project.summary(item.module)
+            for index in sites_in_scope(self.project, item.module, init.qualname):
+                site = summary.calls[index]
+                if isinstance(site.func, Attr) and site.func.name == "__init__":
+                    ctx = Ctx(item.module, init.qualname, inst.site, inst.ctx, inst)
+                    return SiteRef(item.module, index), ctx, 0 if isinstance(site.func.base, Call) else 1
+            return None
+        return None
+
+    def outside_base_argument(self, inst: Inst, name: str) -> Optional[Results]:
+        """``self.<name>`` an outside base class stores from the keyword ``name`` of its ``__init__``."""
+        if not any(isinstance(item, Ext) for item in self.mro(inst.cls)):
+            return None
+        found = self.outside_init_call(inst)
+        if found is None:
+            return None
+        site, ctx, _ = found
+        call = self.project.call(site)
+        if not any(key == name for key, _ in call.keywords):
+            return None
+        return self.keyword_at(site, ctx, name)
 
     def method_ctx(self, inst: Inst, module: str, function: FunctionSummary) -> Ctx:
         """The context a method of ``inst`` runs in (``__init__`` binds the construction's arguments)."""
@@ -831,11 +872,7 @@ class Resolver:
                 return one(Batch(obj), found.trail)
             if isinstance(obj.cls, Ext):
                 return self.libraries.iterate(self, obj) or one(Iterated(obj))
-            method = self.method(obj.cls, "__iter__")
-            if method is not None:
-                return join(self.iterate(f) for f in self.run_function(method, obj.site or SiteRef("", -1),
-                                                                         obj.ctx or Ctx(method.module), obj))
-            return one(Iterated(obj))
+            return self._iterate_instance(found)
         if kind is Batch:
             return (found,)
         if kind is Managed:
@@ -852,6 +889,30 @@ class Resolver:
         if kind is Iterated:
             return (found,)
         return UNKNOWN_RESULT
+
+    def _iterate_instance(self, found: Found) -> Results:
+        """Iterating an instance of a project class: what ``__iter__`` returns is iterated (a
+        generator's yields), or ``__next__``'s results when ``__iter__`` returns ``self``."""
+        obj = found.obj
+        if obj in self._iterating:
+            return UNKNOWN_RESULT
+        self._iterating.add(obj)
+        try:
+            method = self.method(obj.cls, "__iter__")
+            if method is None:
+                return one(Iterated(obj))
+            parts = []
+            ctx = obj.ctx or Ctx(method.module)
+            for result in self.run_function(method, obj.site or SiteRef("", -1), ctx, obj):
+                if result.obj == obj:
+                    following = self.method(obj.cls, "__next__")
+                    parts.append(self.run_function(following, obj.site or SiteRef("", -1), ctx, obj)
+                                 if following is not None else UNKNOWN_RESULT)
+                else:
+                    parts.append(self.iterate(result))
+            return join(parts)
+        finally:
+            self._iterating.discard(obj)
 
     def is_loader(self, inst: Inst) -> bool:
         return self.libraries.loader_spec(self, inst) is not None
