@@ -39,17 +39,33 @@ def check(model: Model) -> Iterator[Finding]:
             if _shards(model, loader, dataset):
                 continue
             reported.add(iterator)
-            function = model.function_summary(iterator)
-            klass = model.project.klass(iterator.module, function.scope)
             built = model.construction(loader)
-            yield finding(
-                model, CODE, iterator.module, function.span,
-                f"`{klass.name}.__iter__` never consults `torch.utils.data.get_worker_info()` but the DataLoader "
-                f"at {where(model, built, iterator.module)} runs it in {workers.describe()} workers: every worker "
-                f"yields the whole stream (each sample once per worker); shard by `worker_info.id` / "
-                f"`worker_info.num_workers`",
-                (built,) + found.trail,
-            )
+            yield _finding(model, iterator, f"the DataLoader at {where(model, built, iterator.module)} runs it in "
+                                            f"{workers.describe()} workers", (built,) + found.trail)
+    for dataset in model.datasets_without_loader():
+        if not model.is_iterable_dataset(dataset.cls):
+            continue
+        iterator = model.resolver.method(dataset.cls, "__iter__")
+        if iterator is None or iterator in reported:
+            continue
+        entries = model._closure(model.dataset_entries(dataset, ()))
+        if any(effects.consults_worker_info(model, e.func) for e in entries) or \
+                any(e.self_obj == dataset and _delegates(model, e.func, dataset) for e in entries):
+            continue
+        reported.add(iterator)
+        yield _finding(model, iterator, "an IterableDataset is made for DataLoaders with workers", ())
+
+
+def _finding(model: Model, iterator: Func, context: str, steps) -> Finding:
+    function = model.function_summary(iterator)
+    klass = model.project.klass(iterator.module, function.scope)
+    return finding(
+        model, CODE, iterator.module, klass.span,
+        f"`{klass.name}.__iter__` never consults `torch.utils.data.get_worker_info()` but {context}: every worker "
+        f"yields the whole stream (each sample once per worker); shard by `worker_info.id` / "
+        f"`worker_info.num_workers`",
+        (Step(iterator.module, function.span, "its `__iter__`"),) + tuple(steps),
+    )
 
 
 def _shards(model: Model, loader, dataset: Inst) -> bool:

@@ -37,16 +37,22 @@ def _shuffling_sampler(model: Model, loader) -> Optional[Inst]:
     return None
 
 
-def _sets_epoch(model: Model, sampler: Inst, loader, module: str, loop) -> bool:
-    if model.calls_in_loop(module, loop, {"set_epoch"}):
+def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
+    """A ``set_epoch`` in the epoch loop (or a function it calls), on the sampler or the
+    loader anywhere, or on something unknown in one of the modules involved."""
+    if epoch.loop is not None and model.calls_in_loop(epoch.module, epoch.loop, {"set_epoch"}):
         return True
     base = loaders.base_loader(loader)
+    involved = {sampler.site.module, base.site.module, epoch.module, iteration.module}
     for ref in model.project.calls_named("set_epoch"):
         site = model.project.call(ref)
-        receivers = model.resolver.eval(site.func.base, Ctx(ref.module, site.scope)) if hasattr(site.func, "base") else ()
-        for found in receivers:
+        if not hasattr(site.func, "base"):
+            continue
+        for found in model.resolver.eval(site.func.base, Ctx(ref.module, site.scope)):
             obj = found.obj
-            if isinstance(obj, Top) or (isinstance(obj, Inst) and obj.site in (sampler.site, base.site)):
+            if isinstance(obj, Inst) and obj.site in (sampler.site, base.site):
+                return True
+            if isinstance(obj, Top) and ref.module in involved:
                 return True
     return False
 
@@ -65,16 +71,27 @@ def check(model: Model) -> Iterator[Finding]:
         epoch = model.epoch_loop(iteration)
         if epoch is None:
             continue
-        module, index, loop, trail = epoch
-        if (module, index) in reported or _sets_epoch(model, sampler, loader, module, loop):
+        key = (epoch.module, epoch.index) if epoch.loop is not None else sampler.site
+        if key in reported or _sets_epoch(model, sampler, loader, epoch, iteration):
             continue
-        reported.add((module, index))
-        sampler_step = Step(sampler.site.module, model.project.call(sampler.site).span, "the shuffling DistributedSampler")
-        target = loop.target or "epoch"
-        yield finding(
-            model, CODE, module, loop.span,
-            f"Epoch loop iterates a DataLoader with a shuffling `DistributedSampler` but never calls "
-            f"`set_epoch`: every epoch uses the same order; call `sampler.set_epoch({target})` first in the loop",
-            (sampler_step, loaders.construction_step(model.resolver, loader),
-             Step(iteration.module, iteration.span, "iterated here")) + trail,
-        )
+        reported.add(key)
+        sampler_site = model.project.call(sampler.site)
+        sampler_step = Step(sampler.site.module, sampler_site.span, "the shuffling DistributedSampler")
+        steps = (sampler_step, loaders.construction_step(model.resolver, loader),
+                 Step(iteration.module, iteration.span, "iterated here")) + epoch.trail
+        if epoch.loop is not None:
+            target = epoch.loop.target or "epoch"
+            yield finding(
+                model, CODE, epoch.module, epoch.loop.span,
+                f"Epoch loop iterates a DataLoader with a shuffling `DistributedSampler` but never calls "
+                f"`set_epoch`: every epoch uses the same order; call `sampler.set_epoch({target})` first in the loop",
+                steps,
+            )
+        else:
+            yield finding(
+                model, CODE, sampler.site.module, sampler_site.span,
+                f"Shuffling `DistributedSampler` of a DataLoader iterated once per epoch (`{epoch.parameter}` is a "
+                f"parameter of the code that iterates it) but `set_epoch` is never called: every epoch uses the "
+                f"same order; call `sampler.set_epoch({epoch.parameter})` before iterating",
+                steps,
+            )

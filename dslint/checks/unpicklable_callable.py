@@ -50,6 +50,14 @@ def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
     return None
 
 
+def _hand_over(trail):
+    """Where a named function or class is handed over (the argument that passes it on)."""
+    for step in reversed(trail):
+        if step is not None and (step.note.startswith(("passed as", "`")) or step.note == "argument"):
+            return step.module, step.span
+    return None
+
+
 def _how(role: str, trail) -> str:
     stored = next((s.note for s in trail if s.note.startswith("stored as")), None)
     if role in ("collate_fn", "worker_init_fn"):
@@ -80,6 +88,8 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     if found is None:
         return
     what, why, (module, span) = found
+    if not what.startswith("lambda"):
+        module, span = _hand_over(trail) or (module, span)
     if (module, span) in reported:
         return
     reported.add((module, span))

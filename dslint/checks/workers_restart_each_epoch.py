@@ -34,9 +34,9 @@ def check(model: Model) -> Iterator[Finding]:
         if not workers.positive or workers.threads:
             continue
         epoch = model.epoch_loop(iteration)
-        if epoch is None:
+        if epoch is None or epoch.loop is None:
             continue
-        module, _, loop, trail = epoch
+        module, loop, trail = epoch.module, epoch.loop, epoch.trail
         built = loaders.construction_step(model.resolver, loader)
         reported.add(base)
         loop_step = Step(module, loop.span, "the epoch loop")

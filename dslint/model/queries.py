@@ -57,6 +57,7 @@ ITERABLE_BASES = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.
 DATASET_PACKAGES = ("torchvision.datasets.",)
 ITERATING_CALLS = frozenset({"builtins.iter", "builtins.list", "builtins.tuple", "builtins.next"})
 MOVE_METHODS = ("to", "cuda", "type")
+EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
 
 
@@ -69,6 +70,17 @@ class Iteration(NamedTuple):
     span: object  # the loop header or the call
     loop: Optional[int]  # index of the loop in its module, None for iter()/next()
     call: Optional[int]  # index of the iterating call, None for a loop
+    trail: Trail
+
+
+class Epochs(NamedTuple):
+    """What repeats an iteration once per epoch: a loop (``index`` into the module's loops)
+    or a function taking the epoch as parameter ``parameter`` (``index`` -1, ``loop`` None)."""
+
+    module: str
+    index: int
+    loop: Optional[Loop]
+    parameter: Optional[str]
     trail: Trail
 
 
@@ -281,10 +293,11 @@ class Model:
         base = loader_facts.base_loader(loader)
         return [it for it in self.iterations() if loader_facts.base_loader(it.loader) == base]
 
-    def epoch_loop(self, iteration: Iteration, depth: int = 2) -> Optional[Tuple[str, int, Loop, Trail]]:
-        """The loop that runs ``iteration`` again and again (module, loop index, loop, how):
-        a loop around it in its function, or around a call of that function (up to ``depth``
-        callers away). A loop that also rebuilds the loader each pass does not count."""
+    def epoch_loop(self, iteration: Iteration, depth: int = 2) -> Optional[Epochs]:
+        """What runs ``iteration`` once per epoch: a loop around it in its function, a loop
+        around a call of that function (up to ``depth`` callers away), or a function that
+        takes the epoch as a parameter (a framework's per-epoch hook). A loop that rebuilds
+        the loader each pass, or goes through several loaders, does not count."""
         summary = self.project.summary(iteration.module)
         parent = summary.loops[iteration.loop].parent if iteration.loop is not None else summary.calls[iteration.call].loop
         found = self._enclosing_loop(iteration.module, parent)
@@ -292,14 +305,18 @@ class Model:
             index, loop = found
             if not self.built_inside(iteration.loader, iteration.module, loop) and \
                     not self._over_loaders(iteration.module, loop):
-                return iteration.module, index, loop, ()
+                return Epochs(iteration.module, index, loop, None, ())
             return None
         frontier = [(iteration.module, iteration.scope, ())]
-        for _ in range(depth):
+        for _ in range(depth + 1):
             next_frontier = []
             for module, scope, trail in frontier:
-                if not scope or self.project.function(module, scope) is None:
+                function = self.project.function(module, scope) if scope else None
+                if function is None:
                     continue
+                epoch = next((p for p in function.params if p.name in EPOCH_PARAMETERS), None)
+                if epoch is not None:
+                    return Epochs(module, -1, None, epoch.name, trail + (Step(module, epoch.span, "called once per epoch"),))
                 for site, _ in self.resolver.callers(Func(module, scope)):
                     call = self.project.call(site)
                     step = Step(site.module, call.span, f"calls `{scope.rpartition('.')[2]}()`")
@@ -307,7 +324,7 @@ class Model:
                     if found is not None:
                         index, loop = found
                         if not self.built_inside(iteration.loader, site.module, loop):
-                            return site.module, index, loop, trail + (step,)
+                            return Epochs(site.module, index, loop, None, trail + (step,))
                         continue
                     next_frontier.append((site.module, call.scope, trail + (step,)))
             frontier = next_frontier

@@ -77,6 +77,27 @@ CLASS_DECORATORS = frozenset({"classmethod"})
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
 
 
+def bounded(default):
+    """Count a structural step (into a container, an attribute, a call) against the depth
+    cap: following evaluated objects recurses without going through ``eval``'s guard."""
+
+    def wrap(method):
+        def step(self, *args, **kwargs):
+            if self._depth > MAX_EVAL_DEPTH:
+                return default
+            self._depth += 1
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                self._depth -= 1
+
+        step.__name__ = method.__name__
+        step.__doc__ = method.__doc__
+        return step
+
+    return wrap
+
+
 def reaching(bindings, pos: int, blocks) -> tuple:
     """The bindings of a name that may be the ones in effect at ``pos``.
 
@@ -152,6 +173,8 @@ class Resolver:
         self._stores: Dict[Tuple[str, str], Dict[str, list]] = {}
         self._mro: Dict[Obj, Tuple[Obj, ...]] = {}
         self._iterating: Set[Obj] = set()
+        self._duck: Dict[str, Results] = {}
+        self._stores_by_attr = None
 
     # entry -----------------------------------------------------------------------------
     def eval(self, value: Optional[Value], ctx: Ctx) -> Results:
@@ -373,6 +396,7 @@ class Resolver:
                         return found
         return None
 
+    @bounded(None)
     def splat_lookup(self, mapping: Value, ctx: Ctx, key: str) -> Optional[Results]:
         """``key`` in a ``**mapping`` argument, when the mapping can be followed."""
         parts = []
@@ -394,6 +418,7 @@ class Resolver:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else None
 
+    @bounded(None)
     def kwargs_item(self, kwargs: Kwargs, key: str) -> Optional[Results]:
         ctx = kwargs.ctx
         if ctx.call is None:
@@ -412,6 +437,7 @@ class Resolver:
                 return self.splat_lookup(value, ctx.caller or Ctx(ctx.call.module, site.scope), key)
         return None
 
+    @bounded(None)
     def keyword_at(self, ref: Optional[SiteRef], ctx: Optional[Ctx], key: Optional[str],
                    position: Optional[int] = None) -> Optional[Results]:
         """The argument named ``key`` (or at ``position``) of the call at ``ref``, evaluated in ``ctx``."""
@@ -500,6 +526,9 @@ class Resolver:
                 obj = receiver.obj
                 if isinstance(obj, Inst) and isinstance(obj.cls, Cls) and self.method(obj.cls, function.name) == func:
                     return obj
+                if (isinstance(obj, Inst) and obj.site is None and owner is not None and obj.cls != owner
+                        and obj.cls in self.mro(owner) and self.method(owner, function.name) == func):
+                    return Inst(owner)  # ``self.hook()`` in a base class, the hook defined by a subclass
                 if isinstance(obj, Cls) and self.method(obj, function.name) == func:
                     return None
                 if isinstance(obj, Mod):
@@ -587,6 +616,7 @@ class Resolver:
         self._stores[key] = table
         return table
 
+    @bounded(UNKNOWN_RESULT)
     def instance_attribute(self, inst: Inst, name: str) -> Results:
         """``obj.name`` for an instance of a project class."""
         cls = inst.cls
@@ -690,6 +720,7 @@ class Resolver:
         return None
 
     # attributes -------------------------------------------------------------------------
+    @bounded(UNKNOWN_RESULT)
     def attribute(self, found: Found, name: str, ctx: Ctx) -> Results:
         obj = found.obj
         kind = type(obj)
@@ -720,7 +751,42 @@ class Resolver:
             return self.attribute(Found(obj.loader, found.trail), name, ctx)
         if kind is Namespace:
             return externals.namespace_attribute(self, obj, name)
+        if kind is Top:
+            return self.loader_attribute(name)
         return UNKNOWN_RESULT
+
+    def loader_attribute(self, name: str) -> Results:
+        """``<unknown>.train_loader``: when every class of the project that sets ``self.<name>``
+        (at most three) sets it to a DataLoader, the attribute is taken to be one of those
+        loaders (a trainer handed a data manager it cannot see being built). Otherwise unknown."""
+        found = self._duck.get(name)
+        if found is not None:
+            return found
+        self._duck[name] = UNKNOWN_RESULT  # recursion guard
+        if self._stores_by_attr is None:
+            self._stores_by_attr = {}
+            for info in self.project.eager_modules():
+                for store in info.summary.stores:
+                    if isinstance(store.target, Name) and store.kind == "assign":
+                        self._stores_by_attr.setdefault(store.attr, []).append((info.key, store))
+        parts = []
+        classes = set()
+        for module, store in self._stores_by_attr.get(name, ()):
+            function = self.project.function(module, store.scope)
+            if function is None or function.scope_kind != "class" or not function.params \
+                    or function.params[0].name != store.target.id:
+                continue
+            classes.add((module, function.scope))
+            owner = Inst(Cls(module, function.scope))
+            values = tuple(f for f in self.eval(store.value, Ctx(module, function.qualname, None, None, owner))
+                           if not isinstance(f.obj, Top))  # a copy of the attribute from elsewhere says nothing
+            if not all(isinstance(f.obj, Managed) or (isinstance(f.obj, Inst) and self.is_loader(f.obj))
+                       for f in values):
+                return UNKNOWN_RESULT
+            parts.append(extend(values, Step(module, store.span, f"`.{name}` is a DataLoader wherever the project sets it")))
+        result = join(parts) if any(parts) and len(classes) <= 3 else UNKNOWN_RESULT
+        self._duck[name] = result
+        return result
 
     def item(self, value: Item, ctx: Ctx) -> Results:
         parts = []
@@ -740,6 +806,8 @@ class Resolver:
                     parts.append(self.container_values(obj))
             elif isinstance(obj, Batch):
                 parts.append((found,))
+            elif isinstance(obj, (Cls, Ext)) and isinstance(value.base, (Name, Attr)):
+                parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
             elif isinstance(obj, Kwargs):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
@@ -749,6 +817,7 @@ class Resolver:
                 parts.append(UNKNOWN_RESULT)
         return join(parts)
 
+    @bounded(None)
     def dict_item(self, container: Container, key) -> Optional[Results]:
         display = container.value
         if not isinstance(display, DictDisplay):
@@ -763,6 +832,7 @@ class Resolver:
                 return self.eval(v, container.ctx)
         return None
 
+    @bounded(UNKNOWN_RESULT)
     def container_values(self, container: Container) -> Results:
         display = container.value
         if isinstance(display, DictDisplay):
@@ -771,6 +841,7 @@ class Resolver:
             return join(self.eval(v, container.ctx) for v in display.items)
         return UNKNOWN_RESULT
 
+    @bounded(UNKNOWN_RESULT)
     def element_at(self, found: Found, index: int) -> Results:
         obj = found.obj
         if isinstance(obj, Container) and isinstance(obj.value, Seq) and obj.kind in ("tuple", "list"):
@@ -797,6 +868,7 @@ class Resolver:
             return join(self.method_call(f, func.name, ref, ctx) for f in self.eval(func.base, ctx))
         return join(self.invoke(f, ref, ctx) for f in self.eval(func, ctx))
 
+    @bounded(UNKNOWN_RESULT)
     def method_call(self, receiver: Found, name: str, ref: SiteRef, ctx: Ctx) -> Results:
         obj = receiver.obj
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
@@ -816,6 +888,7 @@ class Resolver:
             return self.iterate(receiver)
         return join(self.invoke(f, ref, ctx) for f in self.attribute(receiver, name, ctx))
 
+    @bounded(UNKNOWN_RESULT)
     def invoke(self, callee: Found, ref: SiteRef, ctx: Ctx) -> Results:
         obj = callee.obj
         kind = type(obj)
@@ -838,6 +911,7 @@ class Resolver:
             return one(Inst(Ext(f"{obj.cls.qualname}()"), ref, ctx))
         return UNKNOWN_RESULT
 
+    @bounded(UNKNOWN_RESULT)
     def run_function(self, func: Func, ref: SiteRef, ctx: Ctx, self_obj: Optional[Obj], shift: int = 0) -> Results:
         function = self.project.function(func.module, func.qualname)
         if function is None:
@@ -864,6 +938,7 @@ class Resolver:
         return join(parts)
 
     # iteration ---------------------------------------------------------------------------
+    @bounded(UNKNOWN_RESULT)
     def iterate(self, found: Found) -> Results:
         obj = found.obj
         kind = type(obj)
