@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 
 @dataclass(frozen=True, order=True)
@@ -61,6 +61,10 @@ class Finding:
     cell: Optional[int] = None
     noqa_row: Optional[int] = None
     related: Tuple[Related, ...] = field(default=())
+    data: Tuple[Tuple[str, Any], ...] = field(default=(), compare=False)  # facts a fixer needs (plain data)
+
+    def fact(self, key: str, default: Any = None) -> Any:
+        return dict(self.data).get(key, default)
 
     @property
     def row(self) -> int:

@@ -292,6 +292,18 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
     return findings
 
 
+def check_files(results: Sequence[FileResult], settings: Settings, paths: Sequence[str], codes: Sequence[str],
+                cache: Optional[Cache] = None) -> Tuple[List[FileResult], List[Finding]]:
+    """Summarise the candidates the imports connect to seeds, build the model, run the rules."""
+    files = [r.path for r in results]
+    roots = given_roots(paths, files)
+    connected = set(connected_candidates(results, roots))
+    if connected:
+        more = {r.path: r for r in analyze_all(sorted(connected), settings.jobs, cache, None, force=True)}
+        results = [more.get(r.path, r) for r in results]
+    return list(results), check_results(results, codes, settings, roots, cache)
+
+
 def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = True) -> RunResult:
     """Lint ``paths``; ``progress(done, total)`` is called as files are analysed.
 
@@ -305,14 +317,9 @@ def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = T
     cache = Cache.open(settings.root, settings_key(settings)) if settings.cache else None
     words = seed_words(settings)
     results = analyze_all(files, settings.jobs, cache, progress, words=words)
-    roots = given_roots(paths, files)
-    connected = set(connected_candidates(results, roots))
-    if connected:
-        more = {r.path: r for r in analyze_all(sorted(connected), settings.jobs, cache, None, force=True)}
-        results = [more.get(r.path, r) for r in results]
+    results, findings = check_files(results, settings, paths, settings.enabled_codes(), cache)
     result.parsed = sum(r.parsed for r in results)  # parsed by this run; cache hits say False
     codes = settings.enabled_codes()
-    findings = check_results(results, codes, settings, roots, cache)
     findings.extend(unparsable(path, reason) for path, reason in discovery.problems)
     for path in sorted({f.path for f in findings if f.code != "DSL001" or f.path.endswith(".ipynb")}):
         source = read_source(path)

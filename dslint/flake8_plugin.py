@@ -56,8 +56,11 @@ class Project:
             self.results.append(result)
             if source is not None:
                 self.digests[os.path.abspath(path)] = _digest(source.text)
+        self.settings = settings
+        self.paths = list(paths or ["."])
         self.findings: Dict[str, List[Finding]] = {}
-        for item in engine.check_summaries(self.results, _codes()):
+        self.results, found = engine.check_files(self.results, settings, self.paths, _codes())
+        for item in found:
             self.findings.setdefault(os.path.abspath(item.path), []).append(item)
 
     def __contains__(self, filename: str) -> bool:
@@ -69,10 +72,11 @@ class Project:
             return self.findings.get(key, [])
         source = SourceText(filename, text.encode("utf-8", "surrogatepass"), text, "utf-8")
         fresh = engine.analyze_source(filename, source)
-        if fresh.summary is None:
-            return []  # nothing a rule looks at (the pre-filter's verdict) or unparsable: flake8 says so
+        if fresh.summary is None and fresh.tier == "seed":
+            return []  # unparsable: flake8 says so
         results = [r for r in self.results if os.path.abspath(r.path) != key] + [fresh]
-        return [f for f in engine.check_summaries(results, _codes()) if os.path.abspath(f.path) == key]
+        _, found = engine.check_files(results, self.settings, self.paths, _codes())
+        return [f for f in found if os.path.abspath(f.path) == key]
 
 
 _PROJECTS: Dict[Tuple[str, Tuple[str, ...]], Project] = {}

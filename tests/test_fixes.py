@@ -234,7 +234,7 @@ def test_several_fixes_in_one_file_compose(tmp_path):
         data = Shifted(TensorDataset(torch.randn(32, 4)))
         loader = DataLoader(data, batch_size=8, num_workers=2, pin_memory=True,
                             collate_fn=lambda b: torch.stack(b) * SCALE)
-        device = torch.device("cpu")
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         for batch in loader:
             batch = batch.to(device)
             print(tuple(batch.shape))

@@ -7,6 +7,7 @@ batches are moved) are its related locations, taken from the resolver's trails.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 from ..analysis.summary import Span
@@ -36,7 +37,8 @@ def related(model: Model, steps: Iterable[Optional[Step]], skip: Optional[Tuple[
 
 
 def finding(model: Model, code: str, module: str, span: Span, message: str,
-            steps: Sequence[Optional[Step]] = ()) -> Finding:
+            steps: Sequence[Optional[Step]] = (), **data) -> Finding:
+    """A finding at ``span``; ``steps`` become its related locations, ``data`` the facts its fixer reads."""
     return Finding(
         code=code,
         message=message,
@@ -44,7 +46,17 @@ def finding(model: Model, code: str, module: str, span: Span, message: str,
         location=Location(span.row, span.col),
         end_location=Location(span.end_row, span.end_col),
         related=related(model, steps, (module, span)),
+        data=tuple(sorted(data.items())),
     )
+
+
+def value_span(model: Model, module: str, span: Span) -> Span:
+    """The value part of a ``name=value`` keyword span (the span itself for anything else)."""
+    text = model.project.text_of(module, span)
+    match = re.match(r"\s*[A-Za-z_]\w*\s*=\s*", text)
+    if match is None or "\n" in match.group(0):
+        return span
+    return Span(span.row, span.col + match.end(), span.end_row, span.end_col)
 
 
 def where(model: Model, step: Optional[Step], here: str) -> str:

@@ -49,6 +49,7 @@ def check(model: Model) -> Iterator[Finding]:
             f"OpenCV's own thread pool in every worker, and nothing the workers import calls "
             f"`cv2.setNumThreads(0)`: add it after the import",
             tuple(calls) + tuple(function.trail),
+            cv2_import=_cv2_import_span(model.project.summary(module)),
         )
 
 
@@ -84,6 +85,15 @@ def _location(model: Model, loader, uses):
     function = uses[0][0]
     summary = model.function_summary(function.func)
     return function.func.module, summary.span, f"`{summary.name}`"
+
+
+def _cv2_import_span(summary):
+    """The first module-level ``import cv2`` (or ``from cv2 import ...``) statement, for the fixer."""
+    from ..analysis.values import Imported
+
+    spans = [b.span for bindings in summary.bindings.values() for b in bindings
+             if b.kind == "import" and isinstance(b.value, Imported) and b.value.path.split(".")[0] == "cv2"]
+    return tuple(min(spans)) if spans else None
 
 
 def _imports_cv2(summary) -> bool:

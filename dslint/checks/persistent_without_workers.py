@@ -42,4 +42,5 @@ def check(model: Model) -> Iterator[Finding]:
             f"{default_note(model, zero_trail, module)} raises `ValueError: persistent_workers option needs "
             f"num_workers > 0`: {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + zero_trail,
+            **loaders.fix_facts(model.resolver, loader),
         )

@@ -56,4 +56,5 @@ def check(model: Model) -> Iterator[Finding]:
             f"`{text}` with {how} workers raises `ValueError: prefetch_factor option could only be "
             f"specified in multiprocessing`: {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + workers.trail("zero"),
+            tested=tested, **loaders.fix_facts(model.resolver, loader),
         )

@@ -57,6 +57,25 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
     return False
 
 
+def _sampler_ref(model: Model, sampler: Inst, loader, epoch) -> Optional[str]:
+    """How code in the epoch loop's scope reaches the sampler: its variable, or ``<loader>.sampler``."""
+    from ..analysis.values import FAR
+
+    summary = model.project.summary(epoch.module)
+    scope = epoch.loop.scope
+    bindings = summary.functions[scope].bindings if scope in summary.functions else summary.bindings
+    base = loaders.base_loader(loader)
+    loader_name = None
+    for name in sorted(bindings):
+        for found in model.resolver.name(name, Ctx(epoch.module, scope), FAR):
+            obj = loaders.base_loader(found.obj) if not isinstance(found.obj, Top) else None
+            if obj is not None and obj.site == sampler.site:
+                return name
+            if obj is not None and obj.site == base.site and loader_name is None:
+                loader_name = name
+    return f"{loader_name}.sampler" if loader_name else None
+
+
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[object] = set()
     for iteration in model.iterations():
@@ -86,6 +105,8 @@ def check(model: Model) -> Iterator[Finding]:
                 f"Epoch loop iterates a DataLoader with a shuffling `DistributedSampler` but never calls "
                 f"`set_epoch`: every epoch uses the same order; call `sampler.set_epoch({target})` first in the loop",
                 steps,
+                target=epoch.loop.target, body=tuple(epoch.loop.body) if epoch.loop.body else None,
+                sampler_ref=_sampler_ref(model, sampler, loader, epoch),
             )
         else:
             yield finding(

@@ -91,6 +91,7 @@ def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, funct
         f"worker (one file offset / decoder state): keep the path and open it lazily in the worker, on first "
         f"use in `__getitem__`",
         tuple(function.trail),
+        attr=attr, constructor=constructor, owner="class",
     )
 
 
@@ -148,6 +149,7 @@ def _module_handles(model: Model, function, reported) -> Iterator[Finding]:
                 f"(`{summary.name}`) is shared by every DataLoader worker: open it lazily in the worker, on "
                 f"first use in `__getitem__`",
                 tuple(function.trail),
+                attr=name, constructor=constructor, owner="module",
             )
 
 

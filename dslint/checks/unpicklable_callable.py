@@ -16,7 +16,7 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.objects import Cls, Func, Inst, Step
 from ..model.queries import Model
-from .base import finding
+from .base import finding, value_span
 
 CODE = "DSL102"
 FIX = "define it at module level with `def`"
@@ -88,14 +88,60 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     if found is None:
         return
     what, why, (module, span) = found
+    definition = span
     if not what.startswith("lambda"):
-        module, span = _hand_over(trail) or (module, span)
+        handover = _hand_over(trail)
+        if handover is not None:
+            module, span = handover[0], value_span(model, *handover)
     if (module, span) in reported:
         return
     reported.add((module, span))
+    kind, name, free = _kind(model, obj)
     yield finding(
         model, CODE, module, span,
         f"{what[0].upper()}{what[1:]} {_how(role, trail)} cannot be pickled for spawn/forkserver workers "
         f"({why}; {context}): {FIX}",
         tuple(trail) + tuple(evidence),
+        role=_role(role, trail), kind=kind, name=name, free_vars=free, definition=tuple(definition),
     )
+
+
+def _role(role: str, trail) -> str:
+    if role in ("collate_fn", "worker_init_fn"):
+        return role
+    if any(s.note.startswith("stored as") for s in trail if s is not None):
+        return "dataset attribute"
+    return "dataset argument"
+
+
+def _kind(model: Model, obj):
+    """(kind, name, free variables) of an unpicklable callable, for the fixer."""
+    if isinstance(obj, Func):
+        function = model.function_summary(obj)
+        kind = "lambda" if function.kind == "lambda" else "nested function" if function.scope_kind == "function" \
+            else "main-guard function"
+        return kind, function.name, free_variables(model, obj)
+    cls = obj.cls if isinstance(obj, Inst) else obj
+    klass = model.project.klass(cls.module, cls.qualname)
+    return ("nested class" if klass.scope_kind == "function" else "main-guard class"), klass.name, ()
+
+
+def free_variables(model: Model, func: Func) -> tuple:
+    """Names a nested function or lambda reads from the functions around it (its closure)."""
+    summary = model.project.summary(func.module)
+    function = summary.functions.get(func.qualname)
+    inner = {n for n, bindings in function.bindings.items()}
+    free = set()
+    for name in function.loads - inner:
+        scope = function.scope
+        while scope:
+            outer = summary.functions.get(scope)
+            if outer is None:
+                klass = summary.classes.get(scope)
+                scope = klass.scope if klass is not None else ""
+                continue
+            if name in outer.bindings:
+                free.add(name)
+                break
+            scope = outer.scope
+    return tuple(sorted(free))

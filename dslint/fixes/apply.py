@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
-from .. import catalogue, engine, prefilter
+from .. import catalogue, engine
 from ..config import Settings
 from ..diagnostics import Edit, Finding, Fix, Location
 from ..sourcefile import SourceText, Unreadable, read
@@ -60,8 +60,7 @@ def plan_file(path: str, source: SourceText, findings: Sequence[Finding]) -> Fil
     if not wanted:
         return result
     try:
-        summary = engine.analyze_source(path, source, prefilter.ALL).summary
-        context = FileContext(path, source.raw, source.text, summary)
+        context = FileContext(path, source.raw, source.text, None)
     except Exception:  # a file LibCST cannot parse gets no fixes, never a crash
         if _debug():
             raise

@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set,
 import libcst as cst
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 
-from ..analysis.model import ModuleSummary, Span
+from ..analysis.summary import ModuleSummary, Span
 from ..diagnostics import Finding
 
 NodeOp = Callable[[cst.CSTNode], cst.CSTNode]

@@ -17,11 +17,11 @@ name the module already binds.
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Sequence, Set
+from typing import List, NamedTuple, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from ..analysis.model import CallableArg
+from ..analysis.summary import Span
 from ..diagnostics import Finding
 from .base import (
     BUILTIN_NAMES,
@@ -39,16 +39,26 @@ CODE = "DSL102"
 ROLE_NAMES = {"collate_fn": "collate_fn", "worker_init_fn": "worker_init_fn"}
 
 
+class CallableArg(NamedTuple):
+    """What the rule found: the callable, where it is handed over and where it is defined."""
+
+    role: str  # collate_fn | worker_init_fn | dataset argument | dataset attribute
+    kind: str  # lambda | nested function | nested class
+    name: str
+    span: Span  # the hand-over point (the lambda itself for a lambda)
+    free_vars: Tuple[str, ...]
+    definition: Optional[Span]
+
+
 def _callable(ctx: FileContext, item: Finding) -> CallableArg:
-    span = finding_span(item)
-    summary = ctx.summary
-    if summary is None:
-        raise Decline("no summary")
-    for site in summary.loaders:
-        for arg in site.callables:
-            if arg.span == span:
-                return arg
-    raise Decline("not a hand-over point (stored by the dataset, or unknown)")
+    kind = item.fact("kind")
+    if kind not in ("lambda", "nested function", "nested class"):
+        raise Decline("not a lambda or a nested definition")
+    if item.fact("role") == "dataset attribute":
+        raise Decline("stored by the dataset, not handed over")
+    definition = item.fact("definition")
+    return CallableArg(item.fact("role"), kind, item.fact("name"), finding_span(item),
+                       tuple(item.fact("free_vars", ())), Span(*definition) if definition else None)
 
 
 def module_bound_names(tree: ast.Module) -> Set[str]:

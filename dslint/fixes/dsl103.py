@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis.summary import Span
 from ..diagnostics import Finding
 from .base import Decline, FileContext, FixPlan, parse_statement
 
@@ -30,10 +31,10 @@ def _alias_of(statement: cst.SimpleStatementLine):
 
 
 def plan(ctx: FileContext, item: Finding) -> FixPlan:
-    summary = ctx.summary
-    if summary is None or summary.cv2_import is None:
+    found = item.fact("cv2_import")
+    if found is None:
         raise Decline("no cv2 import")
-    span = summary.cv2_import
+    span = Span(*found)
     lines = ctx.nodes_at(span.row, span.col, cst.SimpleStatementLine)
     statement = None
     for node in ctx.nodes_at(span.row, span.col, (cst.Import, cst.ImportFrom)):

@@ -19,11 +19,12 @@ the handle (``__len__``, ``close``, ``__del__``), nor when ``__init__`` returns 
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, NamedTuple, Optional, Set
 
 import libcst as cst
 
-from ..analysis.names import WORKER_METHODS
+from ..analysis.summary import Span
+from ..model.queries import WORKER_METHODS
 from ..diagnostics import Finding
 from .base import Decline, FileContext, FixPlan, docstring_count, finding_span, parse_statement
 
@@ -42,13 +43,16 @@ CLOSE = {
 }
 
 
-def _handle(ctx: FileContext, item: Finding):
-    span = finding_span(item)
-    for facts in ctx.summary.classes if ctx.summary else ():
-        for handle in facts.handles:
-            if handle.span == span:
-                return handle
-    raise Decline("not a handle created in __init__")
+class Handle(NamedTuple):
+    attr: str
+    constructor: str
+    span: Span
+
+
+def _handle(ctx: FileContext, item: Finding) -> Handle:
+    if item.fact("owner") != "class":
+        raise Decline("not a handle created in __init__")
+    return Handle(item.fact("attr"), item.fact("constructor"), finding_span(item))
 
 
 def _self_attr(node: cst.CSTNode, self_name: str) -> Optional[str]:

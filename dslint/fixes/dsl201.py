@@ -7,11 +7,11 @@ copied from the call, parenthesised when it is not atomic).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import libcst as cst
 
-from ..analysis.names import LOADER_POSITIONAL
+from ..model.libraries import DATALOADER_POSITIONAL as LOADER_POSITIONAL
 from ..diagnostics import Finding
 from .base import Decline, FileContext, FixPlan, finding_span
 
@@ -19,14 +19,20 @@ CODE = "DSL201"
 ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
 
 
-def site_of_keyword(ctx: FileContext, item: Finding, name: str):
-    """The loader site whose ``name=`` keyword is where ``item`` was reported."""
-    span = finding_span(item)
-    for site in ctx.summary.loaders if ctx.summary else ():
-        keyword = site.keywords.get(name)
-        if keyword is not None and keyword.span == span:
-            return site
-    raise Decline("no loader site for this keyword")
+class LoaderFacts(NamedTuple):
+    """What the rule knew about the loader whose keyword it reported."""
+
+    known_loader: bool  # takes DataLoader's positional arguments
+    workers_source: Optional[str]  # the worker-count expression, wherever it is written
+    prefetch_when_zero: str  # "tested-value": the expression tests the workers itself
+
+
+def site_of_keyword(ctx: FileContext, item: Finding, name: str) -> LoaderFacts:
+    """The facts of the loader whose ``name=`` keyword is where ``item`` was reported."""
+    if item.fact("known_loader") is None:
+        raise Decline("no loader facts for this keyword")
+    return LoaderFacts(bool(item.fact("known_loader")), item.fact("workers_source"),
+                       "tested-value" if item.fact("tested") else "value")
 
 
 def dropping(index: int):

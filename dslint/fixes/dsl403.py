@@ -8,33 +8,38 @@ tuple target gets no automatic fix.
 
 from __future__ import annotations
 
+from typing import NamedTuple, Optional
+
 import libcst as cst
 
+from ..analysis.summary import Span
 from ..diagnostics import Finding
 from .base import Decline, FileContext, FixPlan, finding_span, parse_statement
 
 CODE = "DSL403"
 
 
-def _site(ctx: FileContext, item: Finding):
-    span = finding_span(item)
-    for site in ctx.summary.loaders if ctx.summary else ():
-        if site.epoch_loop is not None and site.epoch_loop.span == span:
-            return site
-    raise Decline("no epoch loop at this finding")
+class EpochLoop(NamedTuple):
+    target: Optional[str]  # the loop variable
+    body: Optional[Span]  # its first statement
+    sampler_ref: Optional[str]  # how the loop's code reaches the sampler
+
+
+def _loop(item: Finding) -> EpochLoop:
+    body = item.fact("body")
+    return EpochLoop(item.fact("target"), Span(*body) if body else None, item.fact("sampler_ref"))
 
 
 def plan(ctx: FileContext, item: Finding) -> FixPlan:
-    site = _site(ctx, item)
-    loop = site.epoch_loop
-    if loop.target is None or not site.sampler_ref:
+    loop = _loop(item)
+    if loop.target is None or not loop.sampler_ref or loop.body is None:
         raise Decline("no plain loop variable or no way to reach the sampler")
-    body = loop.body_span
+    body = loop.body
     candidates = ctx.nodes_at(body.row, body.col, cst.BaseStatement) if hasattr(cst, "BaseStatement") else []
     statement = next((c for c in candidates if isinstance(ctx.parent(c), cst.IndentedBlock)), None)
     if statement is None:
         raise Decline("loop body is not an indented block")
-    code = f"{site.sampler_ref}.set_epoch({loop.target})\n"
+    code = f"{loop.sampler_ref}.set_epoch({loop.target})\n"
     module = ctx.module
     fix = FixPlan(CODE, f"Call `{code.strip()}` first in the epoch loop", "safe", key=(CODE, id(statement)))
     fix.insert_before(statement, lambda: [parse_statement(code, module)])

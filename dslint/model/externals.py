@@ -340,7 +340,7 @@ def _dict(resolver, qualname, ref, ctx) -> Results:
     for name, value in site.keywords:
         keys.append(Const(name) if name is not None else None)
         values.append(value)
-    return one(Container("dict", DictDisplay(tuple(keys), tuple(values)), ctx))
+    return one(Container("dict", DictDisplay(tuple(keys), tuple(values)), ctx, ref))
 
 
 def _device(resolver, qualname, ref, ctx) -> Results:

@@ -227,12 +227,51 @@ def argument_source(resolver: "Resolver", inst, name: str) -> Optional[ArgumentS
         for (key, value), span in zip(site.keywords, site.keyword_spans):
             if key == renamed:
                 return ArgumentSource(value, ctx, source.site, span)
+        for (key, value), span in zip(site.keywords, site.keyword_spans):
+            if key is None:
+                found = _splat_source(resolver, value, ctx, source.site, span, renamed)
+                if found is not None:
+                    return found
         if position is not None:
             index = position + source.shift
             from ..analysis.values import Starred
 
             if index < len(site.args) and not any(isinstance(a, Starred) for a in site.args[: index + 1]):
                 return ArgumentSource(site.args[index], ctx, source.site, site.arg_spans[index])
+    return None
+
+
+def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, key: str,
+                  depth: int = 0) -> Optional[ArgumentSource]:
+    """``key`` inside a ``**mapping`` argument: a ``dict(...)`` call's keyword, a dict display's
+    entry (reported at the ``**``), or the keyword a caller passed into ``**kwargs``."""
+    from ..analysis.values import Const
+    from .objects import Container, Kwargs
+
+    if depth > 3:
+        return None
+    for found in resolver.eval(mapping, ctx):
+        obj = found.obj
+        if isinstance(obj, Container) and obj.kind == "dict":
+            if obj.site is not None:
+                call = resolver.project.call(obj.site)
+                for (name, value), inner in zip(call.keywords, call.keyword_spans):
+                    if name == key:
+                        return ArgumentSource(value, obj.ctx, obj.site, inner)
+            for name, value in zip(obj.value.keys, obj.value.values):
+                if isinstance(name, Const) and name.value == key:
+                    return ArgumentSource(value, obj.ctx, site, span)
+        elif isinstance(obj, Kwargs) and obj.ctx.call is not None:
+            call = resolver.project.call(obj.ctx.call)
+            caller = obj.ctx.caller or Ctx(obj.ctx.call.module, call.scope)
+            for (name, value), inner in zip(call.keywords, call.keyword_spans):
+                if name == key:
+                    return ArgumentSource(value, caller, obj.ctx.call, inner)
+            for (name, value), inner in zip(call.keywords, call.keyword_spans):
+                if name is None:
+                    deeper = _splat_source(resolver, value, caller, obj.ctx.call, inner, key, depth + 1)
+                    if deeper is not None:
+                        return deeper
     return None
 
 
@@ -275,3 +314,17 @@ def when_workers_zero(resolver: "Resolver", inst, name: str) -> Tuple[Optional[R
         value = zeroed
     step = Step(given.site.module, given.span, f"`{name}`")
     return tuple(Found(f.obj, (step,) + f.trail) for f in resolver.eval(value, given.ctx)), tested
+
+
+def fix_facts(resolver: "Resolver", inst) -> dict:
+    """What a keyword fixer needs: whether the loader takes DataLoader's positional
+    arguments, and the worker-count expression when it is written somewhere."""
+    base = base_loader(inst)
+    spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
+    known = spec is not None and spec.kind == "class" and isinstance(base.cls, Ext) and spec.positional[:1] == ("dataset",)
+    given = argument_source(resolver, inst, "num_workers")
+    source = None
+    if given is not None:
+        text = resolver.project.text_of(given.site.module, given.span)
+        source = text.split("=", 1)[1].strip() if "=" in text.split("(")[0] else text
+    return {"known_loader": known, "workers_source": source}

@@ -133,6 +133,7 @@ class Container(NamedTuple):
     kind: str  # list | tuple | set | comp | dict
     value: Any  # the analysis.values display
     ctx: Ctx
+    site: Optional[SiteRef] = None  # the ``dict(...)`` call it came from (its keywords have spans)
 
 
 class Managed(NamedTuple):

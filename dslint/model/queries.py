@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
-from ..analysis.values import Attr, Call, Name, last_name
+from ..analysis.values import Attr, Call, Imported, Name, last_name
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
 from .objects import (
@@ -192,7 +192,7 @@ class Model:
                         if name in names:
                             continue
                         for binding in items:
-                            if binding.kind == "assign" and self._names_loader(binding.value, names, summary):
+                            if binding.kind in ("assign", "import") and self._names_loader(binding.value, names, summary):
                                 names.add(name)
                                 break
             if len(names) == before:
@@ -201,7 +201,7 @@ class Model:
 
     @staticmethod
     def _names_loader(value, names: Set[str], summary) -> bool:
-        if isinstance(value, (Name, Attr)):
+        if isinstance(value, (Name, Attr, Imported)):
             return last_name(value) in names
         if isinstance(value, Call):
             site = summary.calls[value.index]
@@ -284,6 +284,8 @@ class Model:
     def _iterated_loaders(self, results: Results) -> List[Tuple[object, Trail]]:
         out = []
         for found in results:
+            if isinstance(found.obj, Batch):
+                continue  # going through a batch's items is not iterating the loader
             for element in self.resolver.iterate(found):
                 if isinstance(element.obj, Batch):
                     out.append((element.obj.loader, element.trail))
