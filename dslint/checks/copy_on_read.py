@@ -73,8 +73,14 @@ def _many_objects(model: Model, results) -> Optional[str]:
 
 
 def _element_kinds(model: Model, container: Container) -> Set[str]:
+    """What a list holds, when it is many things: dicts built per element by a comprehension,
+    dicts or objects appended in a loop, loaded annotation tables. A literal list of a few
+    objects (``[Resize(), Flip()]``) says nothing about its size."""
     kinds: Set[str] = set()
-    elements = list(model.resolver.container_values(container)) + list(_appended(model, container))
+    elements = list(_appended(model, container))
+    if container.kind == "comp":
+        elements += [f for f in model.resolver.container_values(container)
+                     if isinstance(f.obj, Container) and f.obj.kind == "dict"]
     for found in elements:
         obj = found.obj
         if isinstance(obj, Container) and obj.kind == "dict":
@@ -100,7 +106,7 @@ def _appended(model: Model, container: Container):
         site = summary.calls[index]
         func = site.func
         if isinstance(func, Attr) and func.name in ("append", "extend", "insert") and isinstance(func.base, Name) \
-                and func.base.id in names and site.args:
+                and func.base.id in names and site.args and site.loop >= 0:
             value = site.args[-1]
             for found in model.resolver.eval(value, ctx):
                 if func.name == "extend" and isinstance(found.obj, Container):

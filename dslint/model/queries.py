@@ -469,9 +469,11 @@ class Model:
         self._worker_code[key] = result
         return result
 
-    def dataset_entries(self, obj, trail: Trail) -> List[WorkerFunction]:
+    def dataset_entries(self, obj, trail: Trail, depth: int = 0) -> List[WorkerFunction]:
         """The methods a worker calls on a dataset object (and on datasets it wraps)."""
         entries: List[WorkerFunction] = []
+        if depth > 3:
+            return entries
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
             for name in WORKER_METHODS:
                 method = self.resolver.method(obj.cls, name)
@@ -480,11 +482,13 @@ class Model:
         elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
             # a library dataset (ImageFolder(transform=...), ConcatDataset([...])): what it was given runs in workers
             for found in self.constructor_arguments(obj):
-                entries.extend(self.callable_entries(found.obj, "transform", trail + found.trail))
-                entries.extend(self.dataset_entries(found.obj, trail + found.trail))
+                if found.obj == obj:
+                    continue
+                entries.extend(self.callable_entries(found.obj, "transform", trail + found.trail, depth + 1))
+                entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1))
         elif isinstance(obj, Container):
             for found in self.resolver.container_values(obj):
-                entries.extend(self.dataset_entries(found.obj, trail + found.trail))
+                entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1))
         return entries
 
     def constructor_arguments(self, inst: Inst) -> Results:
@@ -831,7 +835,8 @@ class Model:
             for found in self.value(loader, "dataset"):
                 if isinstance(found.obj, Inst) and isinstance(found.obj.cls, Cls):
                     used.update(i for i in self.resolver.mro(found.obj.cls) if isinstance(i, Cls))
-        return [Inst(cls) for cls in self.dataset_classes() if cls not in used]
+        return [Inst(cls) for cls in self.dataset_classes() if cls not in used
+                and self.project.klass(cls.module, cls.qualname).scope_kind != "function"]
 
     def all_loaders(self) -> List[object]:
         """Loaders built (in every context) and loaders reached by iterating them."""
