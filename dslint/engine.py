@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import gc
 import os
 import sys
 import warnings
@@ -305,6 +306,19 @@ def check_files(results: Sequence[FileResult], settings: Settings, paths: Sequen
 
 
 def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = True) -> RunResult:
+    """Lint ``paths`` (see ``_run``) with the cyclic garbage collector paused: a run allocates
+    millions of small acyclic objects (syntax trees, summaries, memo entries), and each
+    full collection would walk all of them again (measured: more than half the run time)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(paths, settings, progress, cells)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = True) -> RunResult:
     """Lint ``paths``; ``progress(done, total)`` is called as files are analysed.
 
     Notebook findings come back with ``cell`` set and rows (fix edits included) relative

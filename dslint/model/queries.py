@@ -131,7 +131,7 @@ class Model:
         function = self.project.function(module, scope) if scope else None
         if function is not None and depth > 0:
             callers = self.resolver.callers(Func(module, scope))
-            if callers:
+            if callers and self.resolver.all_callers_known(Func(module, scope)):
                 result = []
                 for site, self_obj in callers:
                     call_site = self.project.call(site)

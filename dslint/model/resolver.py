@@ -68,6 +68,7 @@ from .project import ModuleInfo, Project
 
 MAX_RESULTS = 24  # objects per answer; beyond, the answer also says Top
 MAX_CALLERS = 12  # call sites followed for a parameter of a function called from many places
+MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the callers are not all known
 MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
 MAX_EVAL_DEPTH = 70  # nested evaluations
 MAX_TRAIL = 8
@@ -170,6 +171,8 @@ class Resolver:
         self._active: Set[tuple] = set()
         self._depth = 0
         self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
+        self._callers_cut: Set[Func] = set()
+        self._super_sites: Optional[Dict[SiteRef, Inst]] = None
         self._stores: Dict[Tuple[str, str], Dict[str, list]] = {}
         self._mro: Dict[Obj, Tuple[Obj, ...]] = {}
         self._iterating: Set[Obj] = set()
@@ -465,7 +468,7 @@ class Resolver:
         """A parameter seen from inside its function: what every caller passes."""
         func = Func(ctx.module, function.qualname)
         callers = self.callers(func)
-        if not callers:
+        if not callers and self.all_callers_known(func):
             if param.kind == "kwarg":
                 return one(Kwargs(func, Ctx(ctx.module, function.qualname)))
             return self.default(function, param, ctx.module)
@@ -474,34 +477,53 @@ class Resolver:
             call_site = self.project.call(site)
             bound = Ctx(ctx.module, function.qualname, site, Ctx(site.module, call_site.scope), self_obj)
             parts.append(self.param(function, param.name, bound))
-        if len(callers) >= MAX_CALLERS:
+        if not self.all_callers_known(func):
             parts.append(UNKNOWN_RESULT)
         return join(parts)
 
+    def all_callers_known(self, func: Func) -> bool:
+        """Whether ``callers(func)`` is every call of ``func`` the project makes (not cut short
+        by the caps: a name called from too many places, too many callers)."""
+        self.callers(func)
+        return func not in self._callers_cut
+
     def callers(self, func: Func) -> Tuple[Tuple[SiteRef, Optional[Obj]], ...]:
-        """Call sites of the project that call ``func`` (with the instance, for methods)."""
+        """Call sites of the project that call ``func`` (with the instance, for methods).
+
+        Sites are found by the callee's last name, then checked by evaluating what they call.
+        A name called from more than ``MAX_CANDIDATES`` places (``to``, ``update``) is not
+        searched: its callers are unknown (``all_callers_known`` says so)."""
         found = self._callers.get(func)
         if found is not None:
             return found
         self._callers[func] = ()  # recursion guard
         function = self.project.function(func.module, func.qualname)
         result: List[Tuple[SiteRef, Optional[Obj]]] = []
+        cut = False
         if function is not None:
             owner = self._method_owner(func.module, function)
-            names = [function.name]
+            name = function.name
             if owner is not None and function.name == "__init__":
                 klass = self.project.klass(owner.module, owner.qualname)
-                names = [klass.name] if klass is not None else []
-                names.append("super().__init__")
-            for name in names:
-                for ref in self.project.calls_named(name):
+                name = klass.name if klass is not None else ""
+                supers = self.super_inits(owner)
+                result.extend(supers[:MAX_CALLERS])
+                cut = len(supers) > MAX_CALLERS
+            refs = self.project.calls_named(name) if name else []
+            if len(refs) > MAX_CANDIDATES:
+                cut = True
+            elif not cut:
+                for ref in refs:
                     if len(result) >= MAX_CALLERS:
+                        cut = True
                         break
                     match = self._calls(ref, func, owner, function)
                     if match is not False:
                         result.append((ref, match))
         found = tuple(result)
         self._callers[func] = found
+        if cut:
+            self._callers_cut.add(func)
         return found
 
     def _calls(self, ref: SiteRef, func: Func, owner: Optional[Cls], function: FunctionSummary):
@@ -510,10 +532,7 @@ class Resolver:
         ctx = Ctx(ref.module, site.scope)
         if owner is not None and function.name == "__init__":
             if isinstance(site.func, Attr) and isinstance(site.func.base, Call):  # super().__init__
-                scope_class = self._scope_class(ref.module, site.scope)
-                if scope_class is not None and owner in self.bases(scope_class):
-                    return Inst(scope_class)
-                return False
+                return False  # found through ``super_inits``
             for found in self.eval(site.func, ctx):
                 if found.obj == owner:
                     return Inst(owner, ref, ctx)
@@ -540,6 +559,21 @@ class Resolver:
             if found.obj == func:
                 return None
         return False
+
+    def super_inits(self, owner: Cls) -> List[Tuple[SiteRef, Inst]]:
+        """The ``super().__init__(...)`` sites that may reach ``owner.__init__``, each with the
+        instance it initialises (the class whose method makes the call). Indexed once per run
+        by every base of the calling class."""
+        if self._super_sites is None:
+            self._super_sites = {}
+            for ref in self.project.calls_named("super().__init__"):
+                site = self.project.call(ref)
+                scope_class = self._scope_class(ref.module, site.scope)
+                if scope_class is None:
+                    continue
+                for base in self.bases(scope_class):
+                    self._super_sites.setdefault(base, []).append((ref, Inst(scope_class)))
+        return self._super_sites.get(owner, [])
 
     def _scope_class(self, module: str, scope: str) -> Optional[Cls]:
         function = self.project.function(module, scope)
