@@ -180,7 +180,8 @@ def compare(before: Report, after: Report, fixed_codes: Optional[Dict[str, Count
     loader's throughput before and after. ``fixed_codes`` (real path of the user's file ->
     rules whose findings a fix removed) says which findings got a fix."""
     merged = Report(target=before.target, runs=before.runs, errors=list(before.errors),
-                    notes=list(before.notes), start_methods=before.start_methods, after=after)
+                    notes=list(before.notes), start_methods=before.start_methods,
+                    extra_methods=before.extra_methods, after=after)
     merged.errors.extend(f"after fixes: {e}" for e in after.errors)
     fixed_codes = fixed_codes or {}
     for row in before.rows:
@@ -196,7 +197,7 @@ def compare(before: Report, after: Report, fixed_codes: Optional[Dict[str, Count
             else:
                 probe = _after_probe(after, row.code)
                 new.verdict = FIXED
-                new.evidence = f"before: {row.evidence} | after: {probe.evidence if probe else 'not reproduced'}"
+                new.evidence = f"before: {row.evidence} | after: {probe.evidence if probe else 'not seen'}"
         merged.rows.append(new)
     codes = {r.code for r in before.rows}
     for row in after.rows:

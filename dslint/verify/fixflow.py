@@ -84,6 +84,25 @@ def _fix_copy(fix_paths, files: List[str], root: str, copy_root: str) -> Tuple[F
     return summary, codes
 
 
+def _same_methods(opts: Options, before: Report) -> Options:
+    """The run after the fixes uses the start methods the run before used."""
+    return Options(**{**opts.__dict__, "start_methods": list(before.start_methods), "auto_spawn": False,
+                      "extra_methods": list(before.extra_methods)})
+
+
+def _paths_back(report: Report, copy_root: str, root: str) -> None:
+    """Name the copy's files by the user's paths (the copy is gone when the report is read)."""
+    def back(path: str) -> str:
+        if not path or not _inside(path, copy_root):
+            return path
+        return os.path.join(root, os.path.relpath(os.path.realpath(path), os.path.realpath(copy_root)))
+
+    for lo in report.loaders():
+        lo.site = {**lo.site, "path": back(lo.site.get("path", ""))}
+    for row in report.rows:
+        row.filename = back(row.filename)
+
+
 def with_fixes(target: Target, opts: Options, before: Report) -> Report:
     fix_paths = static.fixer()
     if fix_paths is None:
@@ -99,8 +118,9 @@ def with_fixes(target: Target, opts: Options, before: Report) -> Report:
         copy_root = os.path.join(tmp, os.path.basename(root) or "project")
         _copy_project(root, copy_root)
         summary, codes = _fix_copy(fix_paths, files, root, copy_root)
-        after_opts = Options(**{**opts.__dict__, "start_methods": list(before.start_methods), "auto_spawn": False})
+        after_opts = _same_methods(opts, before)
         after = verify(target.relocated(root, copy_root), after_opts)
+        _paths_back(after, copy_root, root)
         merged = assemble.compare(before, after, codes)
         merged.fix = summary
         merged.wall_s = round(before.wall_s + after.wall_s, 2)
@@ -118,7 +138,7 @@ def with_fixes(target: Target, opts: Options, before: Report) -> Report:
 
 def against(target: Target, opts: Options, before: Report, fixed_spec: str) -> Report:
     fixed = parse(fixed_spec, target.args, target.cwd)
-    after_opts = Options(**{**opts.__dict__, "start_methods": list(before.start_methods), "auto_spawn": False})
+    after_opts = _same_methods(opts, before)
     after = verify(fixed, after_opts)
     merged = assemble.compare(before, after)
     merged.wall_s = round(before.wall_s + after.wall_s, 2)

@@ -128,6 +128,7 @@ class Report:
     errors: List[str] = field(default_factory=list)
     notes: List[str] = field(default_factory=list)
     start_methods: List[str] = field(default_factory=list)
+    extra_methods: List[str] = field(default_factory=list)  # added to test DSL101/DSL102 only
     after: Optional["Report"] = None  # the run on the fixed copy (--fix) or twin (--against)
     fix: Optional[FixSummary] = None
     wall_s: float = 0.0

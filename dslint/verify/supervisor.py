@@ -55,7 +55,7 @@ def _environment(tmp: str, start_method: Optional[str], batches: int, drive: boo
                  timeout: float) -> Dict[str, str]:
     child_env = {k: v for k, v in os.environ.items() if not k.startswith("DSLINT_VERIFY_")}
     child_env[env.PARENT] = str(os.getpid())
-    child_env[env.BUDGET] = str(round(min(2.0, timeout / 4), 2))
+    child_env[env.BUDGET] = str(round(min(1.0, timeout / 4), 2))
     boot = bootstrap.write(os.path.join(tmp, "boot"))
     child_env["PYTHONPATH"] = bootstrap.pythonpath(boot, os.environ.get("PYTHONPATH", ""))
     child_env[env.EVENTS] = os.path.join(tmp, "events.jsonl")

@@ -29,6 +29,6 @@ def batches() -> int:
 
 def budget() -> float:
     try:
-        return max(0.0, float(os.environ.get(BUDGET, "2")))
+        return max(0.0, float(os.environ.get(BUDGET, "1")))
     except ValueError:
-        return 2.0
+        return 1.0
