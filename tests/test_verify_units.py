@@ -150,7 +150,8 @@ def test_main_guard_under_fork_is_not_tested():
 
 
 def test_pickle_failures_split_between_handles_and_callables():
-    facts = {"pickle": {"dataset": {"ok": False, "type": "TypeError", "message": "cannot pickle 'cv2.VideoCapture' object"},
+    handle = "cannot pickle 'cv2.VideoCapture' object"
+    facts = {"pickle": {"dataset": {"ok": False, "type": "TypeError", "message": handle},
                         "collate_fn": {"ok": True, "bytes": 3}, "worker_init_fn": {"ok": True, "bytes": 3}}}
     assert judges.dsl104(_ctx(facts=facts)).verdict == CONFIRMED
     assert judges.dsl102(_ctx(facts=facts)).verdict == NOT_REPRODUCED
@@ -246,13 +247,18 @@ def test_json_is_versioned_and_keeps_its_keys():
     assert row["rule_url"].endswith("/DSL402.md") and row["advice"] and doc["exit_code"] == 0
 
 
-def test_compare_marks_fixed_and_still_confirmed():
+def test_compare_marks_fixed_only_when_tested_again():
     before = Report("t", rows=[Row("DSL402", "a.py", 3, CONFIRMED, "same state"),
                                Row("DSL103", "a.py", 1, CONFIRMED, "4 vs 3")])
-    after = Report("t", rows=[Row("DSL103", "b.py", 1, CONFIRMED, "4 vs 3")])
+    lo = _loader("b.py", 9)
+    lo.probes = {"DSL402": Probe("DSL402", NOT_REPRODUCED, "own states")}
+    after = Report("t", rows=[Row("DSL103", "b.py", 1, CONFIRMED, "4 vs 3")], runs=[RunOutcome("fork", [lo])])
     merged = assemble.compare(before, after)
     assert {r.code: r.verdict for r in merged.rows} == {"DSL402": FIXED, "DSL103": CONFIRMED}
     assert merged.exit_code() == 1
+    broken = assemble.compare(before, Report("t", errors=["the target failed on its own"]))
+    assert {r.verdict for r in broken.rows} == {CONFIRMED}  # a fix that cannot be re-tested proves nothing
+    assert "could not be proven" in broken.rows[0].evidence and broken.exit_code() == 1
 
 
 def test_fix_paths_fixes_in_place_with_the_real_fixer(tmp_path):

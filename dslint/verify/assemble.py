@@ -47,6 +47,7 @@ def _pick(found: Found) -> Tuple[str, List[str], str, List[str]]:
     return verdict, methods, evidence, sites
 
 
+_CONSTRUCTION = {code for _, code in judges.CONSTRUCTION}
 _WORKER_RULES = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL401", "DSL402")
 
 
@@ -190,14 +191,7 @@ def compare(before: Report, after: Report, fixed_codes: Optional[Dict[str, Count
         new.fix_applied = fixed_codes.get(os.path.realpath(row.filename), Counter())[row.code] > 0
         new.before, new.after = throughput(lo_before), throughput(lo_after)
         if row.verdict == CONFIRMED:
-            same = [r for r in after.rows if r.code == row.code and r.verdict == CONFIRMED]
-            if same:
-                why = "" if new.fix_applied or not fixed_codes else "no fix for it was applied; "
-                new.evidence = f"still confirmed after the fixes: {why}{same[0].evidence}"
-            else:
-                probe = _after_probe(after, row.code)
-                new.verdict = FIXED
-                new.evidence = f"before: {row.evidence} | after: {probe.evidence if probe else 'not seen'}"
+            new.verdict, new.evidence = _after_verdict(row, after, lo_after, new.fix_applied or not fixed_codes)
         merged.rows.append(new)
     codes = {r.code for r in before.rows}
     for row in after.rows:
@@ -208,11 +202,20 @@ def compare(before: Report, after: Report, fixed_codes: Optional[Dict[str, Count
     return merged
 
 
-def _after_probe(report: Report, code: str) -> Optional[Probe]:
-    best = None
-    for lo in report.loaders():
-        probe = lo.probes.get(code)
-        if probe and (best is None or _RANK[probe.verdict] > _RANK[best.verdict]):
-            best = probe
-    return best
-
+def _after_verdict(row: Row, after: Report, lo_after: Optional[LoaderOutcome], fix_for_it: bool) -> Tuple[str, str]:
+    """FIXED only when the rule was tested again and not seen (NEEDS CUDA counts: nothing
+    touched CUDA any more, and only a GPU could show more); a fixed program that could not
+    be tested again leaves the finding CONFIRMED, with the reason."""
+    same = [r for r in after.rows if r.code == row.code and r.verdict == CONFIRMED]
+    if same:
+        why = "" if fix_for_it else "no fix for it was applied; "
+        return CONFIRMED, f"still confirmed after the fixes: {why}{same[0].evidence}"
+    probes = [lo.probes[row.code] for lo in after.loaders() if row.code in lo.probes]
+    clean = [p for p in probes if p.verdict in (NOT_REPRODUCED, NEEDS_CUDA)]
+    if clean:
+        return FIXED, f"before: {row.evidence} | after: {clean[0].evidence}"
+    built = lo_after is not None and not lo_after.hung and not lo_after.metrics.get("error")
+    if row.code in _CONSTRUCTION and built:
+        return FIXED, f"before: {row.evidence} | after: the loader was built and iterated without that error"
+    untested = probes[0].evidence if probes else "the fixed program built no such loader"
+    return CONFIRMED, f"confirmed as written; the fix could not be proven, after it: {untested}"

@@ -235,7 +235,8 @@ def dsl104(ctx: Ctx) -> Optional[Probe]:
             parts.append(f"spawn cannot pickle the {name}: {_first_line(text)}")
         if ctx.hang and (stuck or shared):
             kinds = ", ".join(sorted({h["kind"] for h in held})) or "an inherited descriptor"
-            parts.insert(0, f"{hang_summary(ctx.hang, ctx.code_spans)}, with the dataset holding {kinds} from the parent")
+            summary = hang_summary(ctx.hang, ctx.code_spans)
+            parts.insert(0, f"{summary}, with the dataset holding {kinds} from the parent")
         return Probe("DSL104", CONFIRMED, "; ".join(parts))
     kinds = ", ".join(sorted({h["kind"] for h in held}))
     extra = f" (the dataset holds {kinds}, not opened before the fork)" if kinds else ""

@@ -127,7 +127,6 @@ def build(result: RunResult) -> RunOutcome:
     run.hygiene["root_pid"] = result.root_pid
     prober = _prober(evts)
     order = [e for e in evts if e.get("pid") == prober and e.get("ev") in ("loader", "construct_error")]
-    loaders = {e["loader"]: e for e in evts if e.get("ev") == "loader" and e.get("pid") == prober}
     probed = {e["loader"]: e for e in evts if e.get("ev") == "probe_result"}
     started = {e.get("loader") for e in evts if e.get("ev") == "probe_start"}
     drives = {e["loader"]: e for e in evts if e.get("ev") == "drive"}
