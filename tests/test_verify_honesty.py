@@ -66,3 +66,26 @@ def test_all_start_methods_side_by_side(tmp_path):
     assert row["verdict"] == "confirmed" and row["start_methods"] == ["fork", "forkserver", "spawn"]
     assert sorted(h["start_method"] for h in report["hygiene"]) == ["fork", "forkserver", "spawn"]
     assert_clean(report, tmp_path)
+
+
+def test_every_descriptor_the_parent_had_open_is_compared(tmp_path):
+    """A handle no walk of the dataset finds (it hides in a closure) is still caught: the
+    workers share the parent's open file description and move its offset."""
+    data = tmp_path / "records.bin"
+    data.write_bytes(bytes(range(256)) * 4)
+    report = verify("--timeout", "30", fixture("honesty/dsl104_hidden_handle.py"), "--", str(data), tmpdir=tmp_path)
+    (row,) = rows(report, "DSL104")
+    assert row["verdict"] == "confirmed" and not row["static"]  # no static finding: seen at run time only
+    assert "records.bin" in row["evidence"] and "shared offset moved" in row["evidence"]
+    assert report["_rc"] == 1
+    assert_clean(report, tmp_path)
+
+
+def test_text_report_fits_80_columns(tmp_path):
+    report = verify("--timeout", "30", fixture("dsl402_shared_rng.py"), "--against",
+                    fixture("dsl402_shared_rng_fixed.py"), tmpdir=tmp_path, fmt="text")
+    text = report["_stdout"]
+    assert report["_rc"] == 0 and "DSL402  FIXED (fork)" in text
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+    assert "rule: https://github.com/dslint/dslint/blob/main/rules/DSL402.md" in text
+    assert "fix: Reseed the generator per worker" in text and "exit 0: nothing confirmed" in text

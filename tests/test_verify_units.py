@@ -200,6 +200,21 @@ def test_findings_take_evidence_from_their_own_loader_only(tmp_path):
     assert "never built" in reason and "train.py:40" in reason
 
 
+def test_hang_through_a_findings_code_is_that_finding():
+    path = "/p/ds.py"
+    lo = _loader(path, 30, (10, 20))
+    lo.hung = True
+    lo.probes = {"hang": Probe("hang", CONFIRMED, "stuck")}
+    lo.metrics["hang"] = {"root": 1, "stalled_s": 4.0, "processes": {},
+                          "stacks": {"1": 'File "/p/train.py", line 3 in main',
+                                     "2": f'  File "{path}", line 15 in __getitem__\n'}}
+    run = RunOutcome("fork", loaders=[lo])
+    (row,) = assemble.build("t", [run], [_finding("DSL103", path, 10, related=[30])], True).rows
+    assert row.verdict == CONFIRMED and "worker pid 2 stuck at /p/ds.py:15 in __getitem__" in row.evidence
+    (row,) = assemble.build("t", [run], [_finding("DSL402", path, 10, related=[30])], True).rows[:1]
+    assert row.verdict == NOT_TESTED and "hung" in row.evidence  # not a rule whose symptom is a hang
+
+
 def _report(rows, **kw):
     lo = _loader("/p/train.py", 9)
     lo.probes = {"DSL402": Probe("DSL402", CONFIRMED, "x")}
