@@ -225,10 +225,6 @@ class Guard:
     def finished(self, folder: str) -> None:
         self._send(f"done {folder}")
 
-    @property
-    def pid(self) -> Optional[int]:
-        return self.proc.pid if self.proc else None
-
     def close(self) -> None:
         """End the guard (nothing is left for it to do): it exits at end of input."""
         if self.proc is None:

@@ -57,17 +57,6 @@ def all_pids() -> Iterator[int]:
             yield int(name)
 
 
-def session_members(sid: int, include_zombies: bool = False) -> List[int]:
-    """Pids whose session is ``sid``: the target and everything it started that did not
-    leave the session (workers, resource tracker, forkserver, orphans with PPID 1)."""
-    out = []
-    for pid in all_pids():
-        st = stat(pid)
-        if st and st.session == sid and (include_zombies or st.state not in ("Z", "X")):
-            out.append(pid)
-    return out
-
-
 def status(pid: int) -> Dict[str, str]:
     """/proc/PID/status as a dict (empty when the process is gone)."""
     out: Dict[str, str] = {}

@@ -24,6 +24,7 @@ from . import bootstrap, cleanup, events, guard, procfs, stacks
 from .child import env
 from .target import Target
 
+
 @dataclass
 class RunResult:
     start_method: str
