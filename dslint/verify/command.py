@@ -7,11 +7,14 @@ TARGET and ``--`` are still the verifier's (``dslint verify train.py --timeout 5
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import traceback
 
-from . import procfs, report
+from . import guard, procfs, report
 from .model import Report
+from .supervisor import Cancelled
 from .target import TargetError, parse
 from .verifier import Options, verify
 
@@ -22,13 +25,19 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batches", type=int, default=8, metavar="N",
                         help="batches each probe pulls (default 8)")
     parser.add_argument("--timeout", type=float, default=20.0, metavar="S",
-                        help="seconds without a batch before a loader counts as hung (default 20)")
+                        help="seconds without progress before the target counts as hung (default 20): "
+                             "without a batch while a probe runs; without an event, CPU time or I/O "
+                             "before the first loader")
     parser.add_argument("--start-method", choices=[*METHODS, "all"], default=None,
-                        help="make this the platform's default start method; 'all' runs each "
-                             "(what proves DSL101/DSL102 on Linux). Default: the platform's")
-    parser.add_argument("--output-format", choices=["text", "json"], default="text")
+                        help="make this the platform's default start method; 'all' runs each, side by "
+                             "side where the machine allows. Default: the platform's, plus spawn when "
+                             "DSL101/DSL102 (which only spawn shows) is flagged")
+    parser.add_argument("--output-format", choices=["text", "json"], default="text",
+                        help="json: the versioned report described in docs/verify-report.md")
     parser.add_argument("--fix", action="store_true",
-                        help="apply the fixes to a temporary copy and show each finding FIXED or not")
+                        help="apply dslint's fixes (safe and unsafe) to a temporary copy, run it again and "
+                             "show each finding FIXED or still CONFIRMED, with the diff; your files are "
+                             "not touched")
     parser.add_argument("--against", metavar="FIXED_TARGET", default=None,
                         help="compare with a hand-fixed version of TARGET (like --fix)")
     parser.add_argument("--no-drive", action="store_true",
@@ -63,15 +72,60 @@ def _normalise(args: argparse.Namespace) -> None:
             raise TargetError(f"unrecognised arguments {head}: put the target's own arguments after --") from None
 
 
+def _platform_method() -> str:
+    import multiprocessing
+
+    return (multiprocessing.get_start_method(allow_none=True)
+            or multiprocessing.get_context().get_start_method())
+
+
 def _methods(choice: str) -> list:
     if choice == "all":
         return list(METHODS)
-    if choice:
-        return [choice]
-    import multiprocessing
+    return [choice or _platform_method()]
 
-    return [multiprocessing.get_start_method(allow_none=True) or
-            multiprocessing.get_context().get_start_method()]
+
+class _Signals:
+    """SIGINT, SIGTERM and SIGHUP all mean "stop": the run in progress is cancelled at
+    its next check (never in the middle of a cleanup), its target killed and its files
+    removed; further signals are ignored until then."""
+
+    WATCHED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.cancel = threading.Event()
+        self.signum = 0
+        self.saved = {}
+
+    def __enter__(self) -> "_Signals":
+        for sig in self.WATCHED:
+            try:
+                self.saved[sig] = signal.signal(sig, self._handle)
+            except (ValueError, OSError):  # not the main thread (an embedding program)
+                pass
+        return self
+
+    def _handle(self, signum, _frame) -> None:
+        if not self.signum:
+            self.signum = signum
+        self.cancel.set()
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+
+
+def _verify(args: argparse.Namespace, target, opts: Options) -> Report:
+    result: Report = verify(target, opts)
+    if args.against:
+        from .fixflow import against
+
+        result = against(target, opts, result, args.against)
+    elif args.fix:
+        from .fixflow import with_fixes
+
+        result = with_fixes(target, opts, result)
+    return result
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,25 +135,25 @@ def run(args: argparse.Namespace) -> int:
     except TargetError as exc:
         print(f"dslint verify: {exc}", file=sys.stderr)
         return 2
+    guard.sweep_stale()
     procfs.set_child_subreaper()
-    opts = Options(_methods(args.start_method), args.timeout, max(1, args.batches), not args.no_drive)
-    try:
-        result: Report = verify(target, opts)
-        if args.against:
-            from .fixflow import against
-
-            result = against(target, opts, result, args.against)
-        elif args.fix:
-            from .fixflow import with_fixes
-
-            result = with_fixes(target, opts, result)
-    except KeyboardInterrupt:
-        print("dslint verify: interrupted (the target's processes were killed)", file=sys.stderr)
-        return 2
-    except Exception as exc:  # noqa: BLE001 - a verifier bug is exit 2, with its cause
-        print(f"dslint verify: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        traceback.print_exc(limit=4, file=sys.stderr)
-        return 2
+    watch = guard.Guard()
+    with _Signals() as signals:
+        opts = Options(_methods(args.start_method), args.timeout, max(1, args.batches), not args.no_drive,
+                       auto_spawn=args.start_method is None, cancel=signals.cancel, watch=watch)
+        try:
+            result = _verify(args, target, opts)
+        except Cancelled:
+            name = signal.Signals(signals.signum).name if signals.signum else "a signal"
+            print(f"dslint verify: interrupted by {name}: the target's processes were killed and its "
+                  "temporary files removed", file=sys.stderr)
+            return 128 + (signals.signum or signal.SIGINT)
+        except Exception as exc:  # noqa: BLE001 - a verifier bug is exit 2, with its cause
+            print(f"dslint verify: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+            traceback.print_exc(limit=4, file=sys.stderr)
+            return 2
+        finally:
+            watch.close()
     if args.output_format == "json":
         report.write_json(result, sys.stdout)
     else:

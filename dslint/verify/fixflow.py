@@ -1,47 +1,106 @@
-"""``--fix``: prove that the fixes remove what the probes confirmed.
+"""``--fix``: prove that dslint's fixes remove what the probes confirmed.
 
-The project is copied to a temporary directory (large data files are linked, not
-copied), the fixes are applied there (safe and unsafe), and the same probes run on the
-copy. The user's files are never touched. ``--against`` compares with a hand-fixed
-version instead (a fixed twin), through the same FIXED logic.
+The project is copied to a temporary folder (large data files are linked, not copied;
+source files are always real copies, so no fix can write through a link into the user's
+tree), dslint's own fixer (``dslint.api.fix_paths``, safe and unsafe fixes) is applied
+to the copy, and the same probes run on it. Each finding comes out FIXED or still
+CONFIRMED, with its loader's throughput before and after, and the report carries the
+diff that ``dslint check --fix --unsafe-fixes`` would apply. The user's files are never
+written. ``--against`` compares with a hand-fixed version instead (a fixed twin),
+through the same FIXED logic.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import tempfile
-from typing import List
+from collections import Counter
+from typing import Dict, List, Tuple
 
-from . import assemble, static
-from .model import Report
+from . import assemble, guard, static
+from .model import FixSummary, Report
 from .target import Target, parse
 from .verifier import Options, verify
 
 _SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache",
-              ".pytest_cache", ".tox", ".ruff_cache"}
+              ".pytest_cache", ".tox", ".ruff_cache", ".dslint_cache"}
+_SOURCES = (".py", ".ipynb", ".toml", ".cfg", ".ini")
 _LINK_ABOVE = 1 << 20
+_MAX_FILES = 20000
 
 
 def _copy_project(root: str, dest: str) -> None:
     def copy(src: str, dst: str) -> None:
-        if os.path.getsize(src) > _LINK_ABOVE and not src.endswith((".py", ".ipynb")):
+        if os.path.getsize(src) > _LINK_ABOVE and not src.endswith(_SOURCES):
             os.symlink(os.path.abspath(src), dst)  # data: read-only for the fixes, not copied
         else:
-            shutil.copy2(src, dst)
+            shutil.copy2(src, dst)  # follows links: a source file in the copy is a real file
 
-    shutil.copytree(root, dest, symlinks=True, copy_function=copy,
+    shutil.copytree(root, dest, symlinks=False, copy_function=copy,
                     ignore=lambda d, names: [n for n in names if n in _SKIP_DIRS])
 
 
-def _files_to_fix(before: Report, target: Target, root: str, copy_root: str) -> List[str]:
-    loaders = [lo for run in before.runs for lo in run.loaders]
-    out = []
-    for path in static.project_files(loaders, target.files()):
-        rel = os.path.relpath(path, os.path.realpath(root))
-        if not rel.startswith(".."):
-            out.append(os.path.join(copy_root, rel))
-    return out
+def _count_files(root: str, limit: int) -> int:
+    count = 0
+    for _folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        count += len(files)
+        if count > limit:
+            break
+    return count
+
+
+def project_root(target: Target, files: List[str]) -> str:
+    """The smallest folder holding the script and the user's files behind its loaders
+    (the script's folder when those lie elsewhere in a tree too large to copy)."""
+    base = target.project_root()
+    real = [os.path.realpath(base)] + [os.path.dirname(f) for f in files]
+    common = os.path.commonpath(real)
+    if common != real[0] and common not in ("/", os.path.expanduser("~")) \
+            and _count_files(common, _MAX_FILES) <= _MAX_FILES:
+        return common
+    return os.path.realpath(base)
+
+
+def _inside(path: str, root: str) -> bool:
+    rel = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+    return not rel.startswith("..")
+
+
+def _fix_copy(fix_paths, files: List[str], root: str, copy_root: str) -> Tuple[FixSummary, Dict[str, Counter]]:
+    """Fix the copies of ``files``; report the diff with the user's relative paths."""
+    copies = [os.path.join(copy_root, os.path.relpath(f, root)) for f in files if _inside(f, root)]
+    copies = [c for c in copies if os.path.isfile(c) and _inside(c, copy_root)]
+    result = fix_paths(copies, unsafe=True) if copies else None
+    summary = FixSummary()
+    codes: Dict[str, Counter] = {}
+    if result is not None:
+        summary.applied = result.fixed
+        summary.diff = result.diff(copy_root)
+        for path, gone in result.codes.items():
+            original = os.path.join(root, os.path.relpath(path, copy_root))
+            summary.files.append(os.path.relpath(original, root))
+            codes[os.path.realpath(original)] = gone
+    return summary, codes
+
+
+def _same_methods(opts: Options, before: Report) -> Options:
+    """The run after the fixes uses the start methods the run before used."""
+    return Options(**{**opts.__dict__, "start_methods": list(before.start_methods), "auto_spawn": False,
+                      "extra_methods": list(before.extra_methods)})
+
+
+def _paths_back(report: Report, copy_root: str, root: str) -> None:
+    """Name the copy's files by the user's paths (the copy is gone when the report is read)."""
+    def back(path: str) -> str:
+        if not path or not _inside(path, copy_root):
+            return path
+        return os.path.join(root, os.path.relpath(os.path.realpath(path), os.path.realpath(copy_root)))
+
+    for lo in report.loaders():
+        lo.site = {**lo.site, "path": back(lo.site.get("path", ""))}
+    for row in report.rows:
+        row.filename = back(row.filename)
 
 
 def with_fixes(target: Target, opts: Options, before: Report) -> Report:
@@ -50,25 +109,43 @@ def with_fixes(target: Target, opts: Options, before: Report) -> Report:
         before.errors.append("--fix: fixes are unavailable in this dslint (dslint.api.fix_paths is not "
                              "importable); nothing was fixed, the findings above are as verified")
         return before
-    root = target.project_root()
-    tmp = tempfile.mkdtemp(prefix="dslint-verify-fix-")
+    files = static.project_files(before.loaders(), target.files())
+    root = project_root(target, files)
+    tmp = guard.make_folder("fix-")
+    if opts.watch is not None:
+        opts.watch.started(tmp, 0)
     try:
-        copy_root = os.path.join(tmp, os.path.basename(os.path.abspath(root)) or "project")
+        copy_root = os.path.join(tmp, os.path.basename(root) or "project")
         _copy_project(root, copy_root)
-        files = _files_to_fix(before, target, root, copy_root)
-        count = fix_paths(files, unsafe=True)
-        after = verify(target.relocated(root, copy_root), opts)
-        merged = assemble.compare(before, after)
-        merged.notes.append(f"--fix: applied {count} fix(es) to a copy of {root} and ran the probes again; "
-                            "your files are untouched")
+        summary, codes = _fix_copy(fix_paths, files, root, copy_root)
+        after_opts = _same_methods(opts, before)
+        after = verify(target.relocated(root, copy_root), after_opts)
+        _paths_back(after, copy_root, root)
+        merged = assemble.compare(before, after, codes)
+        merged.fix = summary
+        merged.wall_s = round(before.wall_s + after.wall_s, 2)
+        if summary.applied:
+            merged.notes.append(f"--fix: applied {summary.applied} fix(es) (safe and unsafe) to a copy of "
+                                f"{_display(root)} and ran the probes again; your files are untouched")
+        else:
+            merged.notes.append("--fix: dslint has no fix for these findings; your files are untouched")
         return merged
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if opts.watch is not None:
+            opts.watch.finished(tmp)
 
 
 def against(target: Target, opts: Options, before: Report, fixed_spec: str) -> Report:
     fixed = parse(fixed_spec, target.args, target.cwd)
-    after = verify(fixed, opts)
+    after_opts = _same_methods(opts, before)
+    after = verify(fixed, after_opts)
     merged = assemble.compare(before, after)
+    merged.wall_s = round(before.wall_s + after.wall_s, 2)
     merged.notes.append(f"compared with the fixed version {fixed.display}")
     return merged
+
+
+def _display(path: str) -> str:
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel

@@ -1,19 +1,22 @@
-"""One judge per rule: the facts a probe gathered -> CONFIRMED / NOT REPRODUCED / ...
+"""One judge per rule: the facts a probe gathered -> a verdict with its evidence.
 
 Each judge looks only at structure that was deterministic in repeated runs (shared open
-file descriptions, live thread counts, generator state fingerprints, duplicate sample
-hashes, exception texts, worker exit codes), never at wall times alone. A judge returns
-``None`` where its rule cannot apply to this loader (no workers, no pinning...).
+file descriptions, live thread counts, generator states before and after drawing, CUDA
+initialisation seen in a worker, ``get_worker_info()`` reads, exhausted stream totals,
+exception texts, worker exit codes), never at wall times or duplicate rates alone. A judge
+says NOT TESTED (with the reason) when its test could not run here, and returns ``None``
+where its rule cannot apply to this loader (no workers, no pinning...).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from . import procfs
 from . import stacks as stacklib
-from .model import CONFIRMED, ERROR, NEEDS_CUDA, NOT_REPRODUCED, Probe
+from .model import CONFIRMED, ERROR, NEEDS_CUDA, NOT_REPRODUCED, NOT_TESTED, Probe
 
 
 @dataclass
@@ -23,10 +26,14 @@ class Ctx:
     info: Dict[str, Any]
     facts: Dict[str, Any]
     start_method: str
-    workers: List[Dict[str, Any]] = field(default_factory=list)  # "worker" events
+    workers: List[Dict[str, Any]] = field(default_factory=list)  # "worker" events (after init)
     child_events: List[Dict[str, Any]] = field(default_factory=list)
     hang: Optional[Dict[str, Any]] = None
     stderr: str = ""
+    worker_events: List[Dict[str, Any]] = field(default_factory=list)  # batches, spies
+    prefork: Dict[str, Any] = field(default_factory=dict)
+    code_spans: List[Dict[str, Any]] = field(default_factory=list)
+    site: Dict[str, Any] = field(default_factory=dict)
 
     @property
     def num_workers(self) -> int:
@@ -36,12 +43,18 @@ class Ctx:
     def main(self) -> Dict[str, Any]:
         return self.facts.get("as_written") or {}
 
+    @property
+    def finished(self) -> bool:
+        return bool(self.facts)
+
     def error_text(self) -> str:
         err = self.main.get("error") or {}
         return f"{err.get('type', '')}: {err.get('message', '')}" if err else ""
 
+    def of(self, kind: str) -> List[Dict[str, Any]]:
+        return [e for e in self.worker_events if e.get("ev") == kind]
 
-_LOCAL = ("Can't pickle local object", "Can't get local object", "lambda", "attribute lookup")
+
 _CANNOT = re.compile(r"cannot pickle '([^']+)' object")
 _HANDLE_TYPES = ("_io.", "cv2.VideoCapture", "sqlite3.Connection", "Environment", "socket", "ZipFile", "TarFile")
 
@@ -80,7 +93,8 @@ def error_summary(err: Dict[str, Any], exitcodes: Optional[Dict[str, Any]] = Non
     caught = _CAUGHT.search(msg)
     if caught:
         lines = [ln for ln in msg.splitlines() if ln.strip()]
-        frames = [ln.strip() for ln in lines if ln.strip().startswith("File ") and "/torch/" not in ln]
+        frames = [ln.strip() for ln in lines if ln.strip().startswith("File ") and "/torch/" not in ln
+                  and "/dslint/verify/" not in ln]
         where = f" at {frames[-1]}" if frames else ""
         return f"worker {caught.group(2)} raised {_first_line(lines[-1], 200)}{where}"
     text = f"{err.get('type')}: {_first_line(msg, 300)}"
@@ -90,14 +104,54 @@ def error_summary(err: Dict[str, Any], exitcodes: Optional[Dict[str, Any]] = Non
     return text
 
 
+# hangs -------------------------------------------------------------------------------
+def _worker_stacks(hang: Dict[str, Any]) -> List[Tuple[str, str]]:
+    root = str(hang.get("root"))
+    return [(pid, text) for pid, text in sorted((hang.get("stacks") or {}).items()) if pid != root]
+
+
+def hang_site(hang: Optional[Dict[str, Any]], spans: List[Dict[str, Any]]) -> Optional[str]:
+    """Where a hung worker is stuck inside ``spans`` (a loader's dataset, collate and
+    worker-init code, or a finding's lines): "worker pid P stuck at FILE:LINE in FUNC"."""
+    for pid, text in _worker_stacks(hang or {}):
+        frame = stacklib.first_in(text, spans)
+        if frame:
+            wchan = (((hang or {}).get("processes") or {}).get(pid) or {}).get("wchan")
+            kernel = f" (kernel: {wchan})" if wchan else ""
+            return f"worker pid {pid} stuck at {frame[0]}:{frame[1]} in {frame[2]}{kernel}"
+    return None
+
+
+def hang_summary(hang: Dict[str, Any], spans: List[Dict[str, Any]]) -> str:
+    parts = [f"hang: no batch for {hang.get('stalled_s')} s, stacks of {len(hang.get('stacks') or {})} "
+             "processes taken"]
+    site = hang_site(hang, spans)
+    if site:
+        parts.append(site)
+    else:
+        for pid, text in _worker_stacks(hang):
+            if "__getitem__" in text or "_worker_loop" in text:
+                parts.append(f"worker pid {pid} stuck at {stacklib.innermost(text, 3)}")
+                break
+        else:
+            root = str(hang.get("root"))
+            if root in (hang.get("stacks") or {}):
+                parts.append(f"main stuck at {stacklib.innermost(hang['stacks'][root], 3)}")
+    return "; ".join(parts)
+
+
+# rules -------------------------------------------------------------------------------
 def dsl101(ctx: Ctx) -> Optional[Probe]:
     if ctx.num_workers == 0:
         return None
     if ctx.start_method == "fork":
-        return Probe("DSL101", NOT_REPRODUCED, "fork does not re-import the main module; "
-                     "use --start-method spawn (or all) to test the main guard")
-    iters = [e for e in ctx.child_events if e.get("ev") == "child_iter"]
-    errors = [e for e in ctx.child_events if e.get("ev") == "child_iter_error"]
+        return Probe("DSL101", NOT_TESTED, "fork does not re-import the main module, so a missing main "
+                     "guard cannot show; spawn and forkserver do (dslint verify runs spawn by itself when "
+                     "DSL101 is flagged)")
+    path = ctx.site.get("path")
+    own = [e for e in ctx.child_events if not path or (e.get("site") or {}).get("path") == path]
+    iters = [e for e in own if e.get("ev") == "child_iter"]
+    errors = [e for e in own if e.get("ev") == "child_iter_error"]
     if iters or "bootstrapping phase" in ctx.error_text() + ctx.stderr:
         parts = []
         if iters:
@@ -119,7 +173,7 @@ def dsl101(ctx: Ctx) -> Optional[Probe]:
 
 
 def dsl102(ctx: Ctx) -> Optional[Probe]:
-    if ctx.num_workers == 0:
+    if ctx.num_workers == 0 or "pickle" not in ctx.facts:
         return None
     bad = {k: v for k, v in _pickle_failures(ctx).items() if not _is_handle_error(v)}
     if bad:
@@ -128,22 +182,43 @@ def dsl102(ctx: Ctx) -> Optional[Probe]:
             if ctx.start_method != "fork" and ctx.error_text() else ""
         return Probe("DSL102", CONFIRMED, f"pickling {name} as spawn/forkserver do: {_first_line(text)}{where}")
     sizes = ", ".join(f"{k} {v.get('bytes')} B" for k, v in (ctx.facts.get("pickle") or {}).items())
-    return Probe("DSL102", NOT_REPRODUCED, f"dataset, collate_fn and worker_init_fn pickle ({sizes})")
+    return Probe("DSL102", NOT_REPRODUCED, f"dataset, collate_fn and worker_init_fn pickle as spawn "
+                 f"sends them ({sizes})")
+
+
+def _moved(entry: Dict[str, Any]) -> bool:
+    after = entry.get("pos_after")
+    return entry.get("pos") is not None and after is not None and after != entry.get("pos")
 
 
 def _shared(ctx: Ctx) -> List[str]:
+    """Descriptors the parent opened before the fork that workers share (one open file
+    description): the dataset's own, or any whose offset the workers moved."""
+    entries = {f["fd"]: f for f in ctx.prefork.get("fds", [])}
+    readers: Dict[Tuple[int, str], List[str]] = {}
+    for pid, facts in sorted((ctx.main.get("workers") or {}).items()):
+        for f in facts.get("shared_fds", []):
+            entry = entries.get(f["fd"], {})
+            moved = _moved(entry) and procfs.readable_offset(entry.get("flags", 0))
+            if entry.get("traced") or moved:
+                readers.setdefault((f["fd"], f["path"]), []).append(pid)
     out = []
-    positions = {f["fd"]: (f.get("pos"), f.get("pos_after")) for f in (ctx.main.get("prefork") or {}).get("fds", [])}
-    for pid, facts in (ctx.main.get("workers") or {}).items():
+    for (fd, path), pids in sorted(readers.items()):
+        entry = entries.get(fd, {})
+        whose = "the dataset's descriptor" if entry.get("traced") else "a descriptor"
+        text = (f"worker pid(s) {', '.join(pids)} read {path} through fd {fd}, {whose} opened by the parent "
+                "before the fork (same open file description, never reopened)")
+        if _moved(entry):
+            text += f"; shared offset moved {entry.get('pos')} -> {entry.get('pos_after')}"
+        out.append(text)
+    hung: Dict[Tuple[int, str], List[str]] = {}
+    for pid, facts in sorted(((ctx.hang or {}).get("processes") or {}).items()):
         for f in facts.get("shared_fds", []):
-            before, after = positions.get(f["fd"], (None, None))
-            moved = f"; shared offset {before} -> {after}" if before is not None and after != before else ""
-            out.append(f"worker pid {pid} reads {f['path']} through fd {f['fd']} opened by the parent "
-                       f"before the fork (same open file description, never reopened){moved}")
-    for pid, facts in ((ctx.hang or {}).get("processes") or {}).items():
-        for f in facts.get("shared_fds", []):
-            out.append(f"hung worker pid {pid} holds {f['path']} through fd {f['fd']} opened by the "
-                       "parent before the fork (same open file description)")
+            if entries.get(f["fd"], {}).get("traced"):
+                hung.setdefault((f["fd"], f["path"]), []).append(pid)
+    for (fd, path), pids in sorted(hung.items()):
+        out.append(f"hung worker pid(s) {', '.join(pids)} hold {path} through fd {fd} opened by the parent "
+                   "before the fork (same open file description)")
     return out
 
 
@@ -152,17 +227,21 @@ def dsl104(ctx: Ctx) -> Optional[Probe]:
         return None
     handle_errors = {k: v for k, v in _pickle_failures(ctx).items() if _is_handle_error(v)}
     shared = _shared(ctx)
-    if shared or handle_errors:
+    held = ctx.prefork.get("handles", [])
+    stuck = hang_site(ctx.hang, ctx.code_spans) if ctx.hang and (held or shared) else None
+    if shared or handle_errors or stuck:
         parts = list(shared[:3])
         for name, text in handle_errors.items():
             parts.append(f"spawn cannot pickle the {name}: {_first_line(text)}")
-        if ctx.hang and shared:
-            parts.insert(0, _hang_summary(ctx))
+        if ctx.hang and (stuck or shared):
+            kinds = ", ".join(sorted({h["kind"] for h in held})) or "an inherited descriptor"
+            summary = hang_summary(ctx.hang, ctx.code_spans)
+            parts.insert(0, f"{summary}, with the dataset holding {kinds} from the parent")
         return Probe("DSL104", CONFIRMED, "; ".join(parts))
-    handles = (ctx.main.get("prefork") or {}).get("handles", [])
-    kinds = ", ".join(sorted({h["kind"] for h in handles}))
+    kinds = ", ".join(sorted({h["kind"] for h in held}))
     extra = f" (the dataset holds {kinds}, not opened before the fork)" if kinds else ""
-    return Probe("DSL104", NOT_REPRODUCED, f"no worker reads through a descriptor the parent opened{extra}")
+    return Probe("DSL104", NOT_REPRODUCED, "no worker reads through a descriptor the parent opened before "
+                 f"the fork ({len(ctx.prefork.get('fds', []))} inherited descriptors compared){extra}")
 
 
 def _threads(run: Dict[str, Any]) -> Dict[str, int]:
@@ -196,7 +275,7 @@ def dsl107(ctx: Ctx) -> Optional[Probe]:
     if many:
         text = f"forked workers run torch with {max(many)} threads after worker_init_fn"
         if ctx.hang:
-            text = f"{_hang_summary(ctx)}; {text}"
+            text = f"{hang_summary(ctx.hang, ctx.code_spans)}; {text}"
         return Probe("DSL107", CONFIRMED, text)
     if not threads:
         return None
@@ -206,10 +285,24 @@ def dsl107(ctx: Ctx) -> Optional[Probe]:
 def dsl105(ctx: Ctx) -> Optional[Probe]:
     if ctx.num_workers == 0:
         return None
+    spied = ctx.of("worker_cuda")
+    inits = [e for e in spied if e.get("what") == "init"]
     text = ctx.error_text()
+    failure = f"; it failed with {error_summary(ctx.main.get('error'))}" if text else ""
+    if inits:
+        e = inits[0]
+        return Probe("DSL105", CONFIRMED, f"worker {e.get('worker_id')} (pid {e.get('pid')}) initialised CUDA "
+                     f"at {e.get('site') or 'an unknown site'}{failure}")
     if "Torch not compiled with CUDA enabled" in text or "re-initialize CUDA in forked" in text:
         return Probe("DSL105", CONFIRMED, f"a worker touched CUDA: {error_summary(ctx.main.get('error'))}")
-    return Probe("DSL105", NOT_REPRODUCED, "no worker touched CUDA")
+    if not ctx.finished:
+        return None
+    asked = [e for e in spied if e.get("what") == "is_available"]
+    seen = f"; a worker asked torch.cuda.is_available() at {asked[0].get('site')}" if asked else ""
+    if not ctx.facts.get("cuda_available"):
+        return Probe("DSL105", NEEDS_CUDA, "no CUDA device here and no worker tried to initialise CUDA: code "
+                     f"that touches CUDA only when a GPU is present cannot run on this machine{seen}")
+    return Probe("DSL105", NOT_REPRODUCED, f"no worker initialised CUDA{seen}")
 
 
 def dsl301(ctx: Ctx) -> Optional[Probe]:
@@ -244,56 +337,77 @@ def _pin_cost(ctx: Ctx) -> str:
 
 
 def dsl401(ctx: Ctx) -> Optional[Probe]:
-    serial = ctx.facts.get("serial")
-    if not ctx.info.get("iterable") or ctx.num_workers == 0 or not serial:
+    if not ctx.info.get("iterable") or ctx.num_workers == 0 or not ctx.finished:
         return None
+    serial = ctx.facts.get("serial") or {}
     got, ser = ctx.main.get("samples") or {}, serial.get("samples") or {}
-    if not got.get("received") or not ser.get("received"):
+    if not got.get("received"):
         return None
-    dup = 1 - got["unique"] / got["received"]
-    dup0 = 1 - ser["unique"] / ser["received"]
-    text = (f"{ctx.num_workers} workers: {got['received']} samples received, {got['unique']} unique; "
-            f"without workers: {ser['received']} received, {ser['unique']} unique")
-    if dup > dup0 + 0.05:
-        return Probe("DSL401", CONFIRMED, f"every worker yields the same stream: {text}")
-    return Probe("DSL401", NOT_REPRODUCED, text)
+    n = ctx.num_workers
+    used = ctx.of("worker_info_used")
+    consulted = sorted({f"{e.get('what')} at {e.get('site')}" for e in used})
+    counts = (f"{n} workers: {got['received']} samples received, {got.get('unique')} unique; without "
+              f"workers: {ser.get('received')} received, {ser.get('unique')} unique")
+    if ctx.main.get("exhausted") and serial.get("exhausted") and ser.get("received"):
+        total, alone = got["received"], ser["received"]
+        if total > alone:
+            return Probe("DSL401", CONFIRMED, f"the exhausted stream gave {total} samples with {n} workers vs "
+                         f"{alone} in a serial pass ({total / alone:.1f}x): every worker yields the stream; "
+                         f"{counts}")
+        return Probe("DSL401", NOT_REPRODUCED, f"the exhausted stream gave {total} samples with {n} workers, "
+                     f"as many as a serial pass ({alone})")
+    if consulted:
+        return Probe("DSL401", NOT_REPRODUCED, "workers consult get_worker_info() to split the stream ("
+                     + "; ".join(consulted[:2]) + f"); {counts}")
+    return Probe("DSL401", CONFIRMED, f"no worker read get_worker_info().id or .num_workers while yielding "
+                 f"{got['received']} samples, so each of the {n} workers iterates the whole stream; {counts}")
+
+
+def _rng_tracks(ctx: Ctx) -> Dict[str, Dict[int, Dict[int, Tuple[str, str]]]]:
+    """path -> worker id -> batch count (0 = after init) -> (kind, fingerprint)."""
+    tracks: Dict[str, Dict[int, Dict[int, Tuple[str, str]]]] = {}
+    for count, evts in ((0, ctx.workers), (None, ctx.of("worker_batch"))):
+        for e in evts:
+            at = e.get("count") if count is None else count
+            for path, rng in (e.get("rng") or {}).items():
+                tracks.setdefault(path, {}).setdefault(e.get("worker_id"), {})[at] = (rng["kind"], rng["fp"])
+    return tracks
 
 
 def dsl402(ctx: Ctx) -> Optional[Probe]:
+    """CONFIRMED only when two workers start from one state *and* draw the same values:
+    after the same number of batches their states moved away from the start and are
+    again identical. Identical starting states alone are not enough (a generator used only
+    in ``__init__``, or replaced per worker before the first draw, starts identical too)."""
     if ctx.num_workers < 2:
         return None
-    states: Dict[str, Dict[str, List[int]]] = {}
-    kinds: Dict[str, str] = {}
-    for w in ctx.workers:
-        for path, rng in (w.get("rng") or {}).items():
-            states.setdefault(path, {}).setdefault(rng["fp"], []).append(w.get("worker_id"))
-            kinds[path] = rng["kind"]
-    if not states:
+    tracks = _rng_tracks(ctx)
+    if not tracks:
         return Probe("DSL402", NOT_REPRODUCED, "no random generator on the dataset") if ctx.workers else None
-    for path, by_fp in sorted(states.items()):
-        for fp, ids in by_fp.items():
-            if len(ids) > 1:
-                return Probe("DSL402", CONFIRMED, f"{path} ({kinds[path]}): workers {sorted(ids)} start "
-                             f"from the same generator state (fingerprint {fp}) after worker_init_fn")
-    listed = ", ".join(f"{p} ({kinds[p]})" for p in sorted(states))
+    idle = []
+    for path, by_worker in sorted(tracks.items()):
+        starts = {w: t.get(0) for w, t in by_worker.items() if t.get(0)}
+        for count in sorted({c for t in by_worker.values() for c in t if c}):
+            drawn: Dict[Tuple[str, str], List[int]] = {}
+            for w, track in by_worker.items():
+                state = track.get(count)
+                if state and starts.get(w) and state != starts[w]:
+                    drawn.setdefault((starts[w], state), []).append(w)
+            for ((start, state), ids) in drawn.items():
+                if len(ids) > 1:
+                    return Probe("DSL402", CONFIRMED, f"{path} ({start[0]}): workers {sorted(ids)} start from the "
+                                 f"same state ({start[1]}) and after {count} batch(es) each reached the same "
+                                 f"state ({state[1]}): they drew identical values")
+        same_start = len(set(starts.values())) < len(starts)
+        if same_start:
+            idle.append(path)
+    if not ctx.finished:
+        return None
+    if idle:
+        return Probe("DSL402", NOT_REPRODUCED, f"workers start from the same state of {', '.join(idle)} but do "
+                     "not draw identical values from it (never drawn, or replaced per worker first)")
+    listed = ", ".join(sorted(tracks))
     return Probe("DSL402", NOT_REPRODUCED, f"every worker starts from its own state: {listed}")
-
-
-def _hang_summary(ctx: Ctx) -> str:
-    hang = ctx.hang or {}
-    parts = [f"hang: no batch for {hang.get('stalled_s')} s, stacks of {len(hang.get('stacks') or {})} processes taken"]
-    root = str(hang.get("root"))
-    found = False
-    for pid, text in sorted((hang.get("stacks") or {}).items()):
-        if pid != root and ("__getitem__" in text or "_worker_loop" in text):
-            wchan = ((hang.get("processes") or {}).get(pid) or {}).get("wchan")
-            parts.append(f"worker pid {pid} stuck at {stacklib.innermost(text, 3)}"
-                         + (f" (kernel: {wchan})" if wchan else ""))
-            found = True
-            break
-    if not found and root in (hang.get("stacks") or {}):
-        parts.append(f"main stuck at {stacklib.innermost(hang['stacks'][root], 3)}")
-    return "; ".join(parts)
 
 
 def loader_error(ctx: Ctx) -> Optional[Probe]:
@@ -308,12 +422,15 @@ def loader_error(ctx: Ctx) -> Optional[Probe]:
 def hang(ctx: Ctx) -> Optional[Probe]:
     if not ctx.hang:
         return None
-    return Probe("hang", CONFIRMED, _hang_summary(ctx))
+    return Probe("hang", CONFIRMED, hang_summary(ctx.hang, ctx.code_spans))
 
 
 JUDGES: List[Callable[[Ctx], Optional[Probe]]] = [
     dsl101, dsl102, dsl103, dsl104, dsl105, dsl107, dsl301, dsl401, dsl402,
 ]
+PROBED = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL201", "DSL202", "DSL203",
+          "DSL301", "DSL401", "DSL402")
+HANG_RULES = ("DSL103", "DSL104", "DSL107")  # hazards whose symptom can be a hang
 
 # Construction errors (raised by DataLoader(...) itself) -> rule.
 CONSTRUCTION = [

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
-from . import judges
-from .model import CONFIRMED, ERROR, HANG, LoaderOutcome, Probe, RunOutcome
+from . import judges, stacks
+from .model import CONFIRMED, ERROR, HANG, NOT_REPRODUCED, NOT_TESTED, LoaderOutcome, Probe, RunOutcome
 from .supervisor import RunResult
 
 
@@ -70,53 +70,84 @@ def _metrics(info: Dict[str, Any], facts: Dict[str, Any], workers: List[Dict[str
     return out
 
 
+_WORKER_SIDE = ("worker_batch", "worker_cuda", "worker_info_used")
+
+
+def _ctx(result: RunResult, lid: int, ev: Dict[str, Any], res: Optional[Dict[str, Any]],
+         hang: Optional[Dict[str, Any]], method: str) -> judges.Ctx:
+    evts = result.events
+    info = (res or ev).get("info") or {}
+    facts = (res or {}).get("facts") or {}
+    mine = [e for e in evts if e.get("loader") == lid and e.get("phase") == "as_written"]
+    prefork = (facts.get("as_written") or {}).get("prefork")
+    if prefork is None:
+        snaps = [e["snapshot"] for e in mine if e.get("ev") == "prefork"]
+        prefork = snaps[-1] if snaps else {}
+    child = [e for e in evts if e.get("ev") in ("child_iter", "child_iter_error", "child_loader")]
+    spans = [d for d in (info.get(k) or {} for k in ("dataset", "collate_fn", "worker_init_fn")) if d.get("file")]
+    return judges.Ctx(info, facts, method,
+                      workers=[e for e in mine if e.get("ev") == "worker"],
+                      child_events=child, hang=hang, stderr=result.stderr_tail,
+                      worker_events=[e for e in mine if e.get("ev") in _WORKER_SIDE],
+                      prefork=prefork, code_spans=spans, site=ev.get("site") or {})
+
+
+def _unfinished(probe: Probe, why: str) -> Probe:
+    """A probe cut short proves no absence: its NOT REPRODUCED becomes NOT TESTED."""
+    if probe.verdict != NOT_REPRODUCED:
+        return probe
+    return Probe(probe.code, NOT_TESTED, f"the probe did not finish ({why}); so far: {probe.evidence}")
+
+
+def _judge(lo: LoaderOutcome, ctx: judges.Ctx, this_hang: Optional[Dict[str, Any]], finished: bool) -> None:
+    for judge in judges.JUDGES:
+        probe = judge(ctx)
+        if probe is not None:
+            lo.probes[probe.code] = probe
+    if not finished:
+        why = "the loader hung" if this_hang else "the target died first"
+        lo.probes = {c: _unfinished(p, why) for c, p in lo.probes.items()}
+    if not any(p.verdict == CONFIRMED for p in lo.probes.values()):
+        unexplained = judges.loader_error(ctx)
+        if unexplained is not None:
+            lo.probes[unexplained.code] = unexplained
+    if this_hang:
+        lo.hung = True
+        lo.metrics["hang"] = this_hang
+        if not any(p.verdict == CONFIRMED for c, p in lo.probes.items() if c in judges.HANG_RULES):
+            lo.probes[HANG] = judges.hang(ctx)
+    elif not finished:
+        lo.probes["probe"] = Probe("probe", ERROR, "probes did not finish (the process died)")
+
+
 def build(result: RunResult) -> RunOutcome:
     evts = result.events
     run = RunOutcome(start_method=result.start_method, wall_s=result.wall_s)
     run.hygiene = {k: v for k, v in result.cleanup.items() if v}
     run.hygiene["root_pid"] = result.root_pid
-    loaders = {e["loader"]: e for e in evts if e.get("ev") == "loader" and e.get("pid") == _prober(evts)}
+    prober = _prober(evts)
+    order = [e for e in evts if e.get("pid") == prober and e.get("ev") in ("loader", "construct_error")]
     probed = {e["loader"]: e for e in evts if e.get("ev") == "probe_result"}
+    started = {e.get("loader") for e in evts if e.get("ev") == "probe_start"}
     drives = {e["loader"]: e for e in evts if e.get("ev") == "drive"}
-    child = [e for e in evts if e.get("ev") in ("child_iter", "child_iter_error", "child_loader")]
     hang = result.hang
-    for lid, ev in sorted(loaders.items()):
+    for index, ev in enumerate(order):
+        if ev.get("ev") == "construct_error":
+            run.loaders.append(_construct_error(ev, result.start_method, index))
+            continue
+        lid = ev["loader"]
         res = probed.get(lid)
-        info = (res or ev).get("info") or {}
-        facts = (res or {}).get("facts") or {}
-        workers = [w for w in evts if w.get("ev") == "worker" and w.get("loader") == lid
-                   and w.get("phase") == "as_written"]
         this_hang = hang if hang and hang.get("loader") == lid else None
-        if res is None and this_hang is None:
-            if not any(e.get("ev") == "probe_start" and e.get("loader") == lid for e in evts):
-                continue  # constructed, never reached by the probes (the target ended first)
+        run.constructed.append({"site": ev["site"], "probed": lid in started})
+        if res is None and this_hang is None and lid not in started:
+            continue  # constructed, never reached by the probes (the target ended first)
+        info = (res or ev).get("info") or {}
         method = info.get("start_method") or result.start_method
-        lo = LoaderOutcome(site=ev["site"], start_method=method, info=info)
-        lo.metrics = _metrics(info, facts, workers, drives.get(lid))
-        ctx = judges.Ctx(info, facts, method, workers, child, this_hang, result.stderr_tail)
-        for judge in judges.JUDGES:
-            probe = judge(ctx)
-            if probe is not None:
-                lo.probes[probe.code] = probe
-        if not any(p.verdict == CONFIRMED for p in lo.probes.values()):
-            unexplained = judges.loader_error(ctx)
-            if unexplained is not None:
-                lo.probes[unexplained.code] = unexplained
-        if this_hang:
-            lo.metrics["hang"] = this_hang
-            if not any(p.verdict == CONFIRMED for c, p in lo.probes.items() if c in ("DSL104", "DSL107")):
-                lo.probes[HANG] = judges.hang(ctx)
-        elif res is None:
-            lo.probes["probe"] = Probe("probe", ERROR, "probes did not finish (the process died)")
+        lo = LoaderOutcome(site=ev["site"], start_method=method, info=info, index=index)
+        ctx = _ctx(result, lid, ev, res, this_hang, method)
+        lo.metrics = _metrics(info, ctx.facts, ctx.workers, drives.get(lid))
+        _judge(lo, ctx, this_hang, res is not None)
         run.loaders.append(lo)
-    for e in evts:
-        if e.get("ev") == "construct_error":
-            code = judges.construction_code(e.get("message", "")) or "construct"
-            lo = LoaderOutcome(site=e["site"], start_method=result.start_method)
-            lo.metrics = {"error": f"{e.get('exc_type')}: {e.get('message')}"}
-            verdict = CONFIRMED if code != "construct" else ERROR
-            lo.probes[code] = Probe(code, verdict, f"DataLoader(...) raised {e.get('exc_type')}: {e.get('message')}")
-            run.loaders.append(lo)
     for e in evts:
         if e.get("ev") == "probe_error":
             run.errors.append(f"verifier probe failed at {e['site'].get('path')}:{e['site'].get('line')}: "
@@ -128,12 +159,21 @@ def build(result: RunResult) -> RunOutcome:
     return run
 
 
+def _construct_error(e: Dict[str, Any], method: str, index: int) -> LoaderOutcome:
+    code = judges.construction_code(e.get("message", "")) or "construct"
+    lo = LoaderOutcome(site=e["site"], start_method=method, index=index)
+    lo.metrics = {"error": f"{e.get('exc_type')}: {e.get('message')}"}
+    verdict = CONFIRMED if code != "construct" else ERROR
+    lo.probes[code] = Probe(code, verdict, f"DataLoader(...) raised {e.get('exc_type')}: {e.get('message')}")
+    return lo
+
+
 def _prober(evts: List[Dict[str, Any]]) -> Optional[int]:
     for e in evts:
         if e.get("ev") == "probe_start":
             return e.get("pid")
     for e in evts:
-        if e.get("ev") == "loader":
+        if e.get("ev") in ("loader", "construct_error"):
             return e.get("pid")
     return None
 
@@ -145,9 +185,11 @@ def _short(text: str) -> str:
 def _run_level(result: RunResult, run: RunOutcome) -> None:
     kinds = {e.get("ev") for e in result.events}
     if result.hang and result.hang.get("loader") is None:
-        phase = result.hang.get("phase")
-        run.errors.append(f"the target stalled for {result.hang.get('stalled_s')} s before any loader "
-                          f"was probed (phase {phase})")
+        hang = result.hang
+        stack = (hang.get("stacks") or {}).get(str(hang.get("root")), "")
+        where = f"; main stuck at {stacks.innermost(stack, 3)}" if stack else ""
+        run.errors.append(f"the target stalled for {hang.get('stalled_s')} s (no progress: no event, no CPU "
+                          f"time, no I/O) before any loader was probed{where}")
         return
     if "boot" not in kinds:
         run.errors.append("the verifier's bootstrap did not run in the target (python -I/-S?): "

@@ -28,6 +28,7 @@ class ProcStat:
     session: int
     starttime: int = 0
     comm: str = ""
+    cpu_ticks: int = 0  # user + system time, in clock ticks
 
 
 def stat(pid: int) -> Optional[ProcStat]:
@@ -40,7 +41,8 @@ def stat(pid: int) -> Optional[ProcStat]:
     comm = raw[raw.find("(") + 1 : raw.rfind(")")]
     rest = raw[raw.rfind(")") + 2 :].split()
     try:
-        return ProcStat(pid, rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19]), comm)
+        return ProcStat(pid, rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19]), comm,
+                        int(rest[11]) + int(rest[12]))
     except (IndexError, ValueError):
         return None
 
@@ -53,17 +55,6 @@ def all_pids() -> Iterator[int]:
     for name in names:
         if name.isdigit():
             yield int(name)
-
-
-def session_members(sid: int, include_zombies: bool = False) -> List[int]:
-    """Pids whose session is ``sid``: the target and everything it started that did not
-    leave the session (workers, resource tracker, forkserver, orphans with PPID 1)."""
-    out = []
-    for pid in all_pids():
-        st = stat(pid)
-        if st and st.session == sid and (include_zombies or st.state not in ("Z", "X")):
-            out.append(pid)
-    return out
 
 
 def status(pid: int) -> Dict[str, str]:
@@ -103,19 +94,35 @@ def fd_target(pid: int, fd: int) -> Optional[str]:
         return None
 
 
-def fd_pos(pid: int, fd: int) -> Optional[int]:
+def fd_info(pid: int, fd: int) -> Dict[str, int]:
+    """``pos`` (the shared file offset) and ``flags`` (octal open flags) of one fd."""
+    out: Dict[str, int] = {}
     try:
         with open(f"/proc/{pid}/fdinfo/{fd}") as fh:
             for line in fh:
-                if line.startswith("pos:"):
-                    return int(line.split()[1])
+                key, _, value = line.partition(":")
+                if key in ("pos", "flags"):
+                    out[key] = int(value.strip(), 8 if key == "flags" else 10)
     except (OSError, ValueError):
         pass
-    return None
+    return out
 
 
-def open_files(pid: int) -> Dict[int, str]:
-    """fd -> path for the regular files (absolute paths) a process holds open."""
+def fd_pos(pid: int, fd: int) -> Optional[int]:
+    return fd_info(pid, fd).get("pos")
+
+
+_O_ACCMODE, _O_WRONLY, _O_APPEND = 0o3, 0o1, 0o2000
+
+
+def readable_offset(flags: int) -> bool:
+    """An fd whose shared offset matters to readers: not write-only, not append-only."""
+    return (flags & _O_ACCMODE) != _O_WRONLY and not flags & _O_APPEND
+
+
+def open_files(pid: int, sockets: bool = False) -> Dict[int, str]:
+    """fd -> path for the files (absolute paths) a process holds open, and with
+    ``sockets`` its sockets (``socket:[inode]``)."""
     out = {}
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
@@ -123,7 +130,10 @@ def open_files(pid: int) -> Dict[int, str]:
         return out
     for name in fds:
         target = fd_target(pid, int(name))
-        if target and target.startswith("/") and not target.startswith(("/proc/", "/dev/")):
+        if not target:
+            continue
+        if (target.startswith("/") and not target.startswith(("/proc/", "/dev/"))) or \
+                (sockets and target.startswith("socket:")):
             out[int(name)] = target
     return out
 
@@ -181,3 +191,27 @@ def wchan(pid: int) -> str:
             return fh.read().strip()
     except OSError:
         return ""
+
+
+def io_bytes(pid: int) -> int:
+    """Bytes read and written by a process so far (files, pipes, sockets): a download or
+    a long read is progress even when it costs no CPU."""
+    total = 0
+    try:
+        with open(f"/proc/{pid}/io") as fh:
+            for line in fh:
+                if line.startswith(("rchar:", "wchar:")):
+                    total += int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return total
+
+
+def environ_has(pid: int, entry: bytes) -> bool:
+    """Whether ``KEY=value`` is in a process's start-up environment (how the target's
+    processes are recognised wherever they moved: other sessions, reparented to init)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return entry in fh.read().split(b"\0")
+    except OSError:
+        return False

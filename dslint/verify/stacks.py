@@ -10,11 +10,12 @@ other process its default action would be to terminate.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import time
-from typing import Dict, Iterable
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 
 def _read(path: str) -> str:
@@ -92,3 +93,26 @@ def innermost(stack: str, limit: int = 4) -> str:
     best = max(blocks, key=score)
     frames = [ln.strip() for ln in best if ln.strip().startswith("File ")]
     return " <- ".join(frames[:limit])
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+) in (\S+)')
+
+
+def frames(stack: str) -> List[Tuple[str, int, str]]:
+    """(path, line, function) of every frame in a faulthandler dump, innermost first
+    within each thread."""
+    return [(m.group(1), int(m.group(2)), m.group(3)) for m in _FRAME.finditer(stack)]
+
+
+def first_in(stack: str, spans: Sequence[Dict[str, Any]]) -> Optional[Tuple[str, int, str]]:
+    """The innermost frame that lies in one of ``spans`` ({file, line, end_line}; a span
+    without lines covers its whole file)."""
+    for path, line, func in frames(stack):
+        real = os.path.realpath(path)
+        for span in spans:
+            if not span.get("file") or os.path.realpath(span["file"]) != real:
+                continue
+            start, end = span.get("line"), span.get("end_line")
+            if start is None or start <= line <= (end or start):
+                return path, line, func
+    return None

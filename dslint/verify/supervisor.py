@@ -3,8 +3,11 @@
 The target's output goes to files (a pipe held by an orphan would block the reader
 forever); its events are read as they arrive. Progress is any event; a stall longer than
 the timeout while a probe or the script's loop is pulling batches is a hang: stacks and
-/proc facts are taken from every process, then the session is killed. Whatever happens,
-the session is killed and swept afterwards and the target's shm segments removed.
+/proc facts are taken from every process, then the session is killed. Before the first
+probe (and in the script's own loop) CPU time and I/O count as progress too, so a stall
+there is reported after the same timeout while slow imports are not. Whatever happens,
+the session is killed and swept afterwards, and the target's shm segments, semaphores
+and folder removed; the guard process does the same if the verifier itself dies.
 """
 
 from __future__ import annotations
@@ -12,14 +15,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
-from . import bootstrap, cleanup, events, procfs, stacks
+from . import bootstrap, cleanup, events, guard, procfs, stacks
 from .child import env
 from .target import Target
+
 
 @dataclass
 class RunResult:
@@ -48,8 +52,11 @@ def _tail(path: str, limit: int = 12000) -> str:
         return ""
 
 
-def _environment(tmp: str, start_method: Optional[str], batches: int, drive: bool) -> Dict[str, str]:
+def _environment(tmp: str, start_method: Optional[str], batches: int, drive: bool,
+                 timeout: float) -> Dict[str, str]:
     child_env = {k: v for k, v in os.environ.items() if not k.startswith("DSLINT_VERIFY_")}
+    child_env[env.PARENT] = str(os.getpid())
+    child_env[env.BUDGET] = str(round(min(1.0, timeout / 4), 2))
     boot = bootstrap.write(os.path.join(tmp, "boot"))
     child_env["PYTHONPATH"] = bootstrap.pythonpath(boot, os.environ.get("PYTHONPATH", ""))
     child_env[env.EVENTS] = os.path.join(tmp, "events.jsonl")
@@ -120,25 +127,45 @@ def _hang_facts(result: RunResult, tracker: cleanup.Tracker, tmp: str, stalled_s
     }
 
 
-def run(
-    target: Target,
-    start_method: Optional[str],
-    timeout: float,
-    batches: int = 8,
-    drive: bool = True,
-    startup_timeout: Optional[float] = None,
-) -> RunResult:
-    """Run ``target`` once; always returns (the target's failures are data)."""
-    startup_timeout = startup_timeout or max(120.0, 4 * timeout)
-    tmp = tempfile.mkdtemp(prefix="dslint-verify-")
-    result = RunResult(start_method=start_method or "default")
-    shm_before = cleanup.shm_entries()
-    child_env = _environment(tmp, start_method, batches, drive)
-    reader = events.Reader(child_env[env.EVENTS])
+class Cancelled(Exception):
+    """The verifier was interrupted (SIGINT, SIGTERM, SIGHUP) while the target ran."""
+
+
+class _Progress:
+    """Is the target getting anywhere? Any event is progress; before the first probe and
+    while the script's own loop runs, so is CPU time or I/O (imports, data preparation,
+    a download) - a stall is none of them for the whole timeout. While a probe pulls
+    batches only batches count (a spinning worker is no progress)."""
+
+    _CPU_TICKS = 5  # 50 ms of CPU in a second
+    _IO_BYTES = 64 << 10
+
+    def __init__(self, tracker: cleanup.Tracker) -> None:
+        self.tracker = tracker
+        self.last = time.monotonic()
+        self.checked = 0.0
+        self.work = (0, 0)
+
+    def event(self, now: float) -> None:
+        self.last = now
+
+    def busy(self, now: float, live: List[int]) -> None:
+        if now - self.checked < 1.0:
+            return
+        self.checked = now
+        cpu, io = self.tracker.work(live)
+        if cpu - self.work[0] >= self._CPU_TICKS or io - self.work[1] >= self._IO_BYTES:
+            self.last = now
+        self.work = (cpu, io)
+
+    def stalled(self, now: float) -> float:
+        return now - self.last
+
+
+def _launch(target: Target, child_env: Dict[str, str], tmp: str) -> subprocess.Popen:
     out_path, err_path = os.path.join(tmp, "stdout.txt"), os.path.join(tmp, "stderr.txt")
-    t0 = time.monotonic()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             target.argv(),
             cwd=target.cwd,
             env=child_env,
@@ -148,46 +175,96 @@ def run(
             start_new_session=True,
             close_fds=True,
         )
-    result.root_pid = proc.pid
-    tracker = cleanup.Tracker(proc.pid)
-    last_progress = time.monotonic()
-    stopped_at: Optional[float] = None
+
+
+def run(
+    target: Target,
+    start_method: Optional[str],
+    timeout: float,
+    batches: int = 8,
+    drive: bool = True,
+    startup_cap: Optional[float] = None,
+    cancel: Optional[threading.Event] = None,
+    watch: Optional[guard.Guard] = None,
+) -> RunResult:
+    """Run ``target`` once; always returns (the target's failures are data), unless
+    ``cancel`` is set, which raises ``Cancelled`` after the same cleanup."""
+    startup_cap = startup_cap or max(120.0, 6 * timeout)
+    tmp = guard.make_folder()
+    result = RunResult(start_method=start_method or "default")
+    shm_before = cleanup.shm_entries()
+    child_env = _environment(tmp, start_method, batches, drive, timeout)
+    reader = events.Reader(child_env[env.EVENTS])
+    t0 = time.monotonic()
+    proc: Optional[subprocess.Popen] = None
+    tracker = cleanup.Tracker(0, tmp)
     try:
-        while True:
-            now = time.monotonic()
-            if reader.poll():
-                last_progress = now
-            tracker.scan()  # cheap (/proc/*/stat); remembers short-lived workers too
-            if proc.poll() is not None:
-                break
-            phase = _phase(reader.events)
-            if phase == "stopped":
-                stopped_at = stopped_at or now
-                if now - stopped_at > 5.0:
-                    break
-            else:
-                limit = startup_timeout if phase == "startup" else timeout
-                if now - last_progress > limit:
-                    result.events = reader.events
-                    result.hang = _hang_facts(result, tracker, tmp, now - last_progress)
-                    break
-            time.sleep(0.05)
+        proc = _launch(target, child_env, tmp)
+        result.root_pid = tracker.sid = proc.pid
+        if watch is not None:
+            watch.started(tmp, proc.pid)
+        _watch(proc, result, reader, tracker, tmp, timeout, startup_cap, cancel)
     finally:
+        _finish(proc, result, reader, tracker, tmp, shm_before, t0)
+        if watch is not None:
+            watch.finished(tmp)
+    return result
+
+
+def _watch(proc: subprocess.Popen, result: RunResult, reader: events.Reader, tracker: cleanup.Tracker,
+           tmp: str, timeout: float, startup_cap: float, cancel: Optional[threading.Event]) -> None:
+    progress = _Progress(tracker)
+    t0 = time.monotonic()
+    stopped_at: Optional[float] = None
+    while True:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+        now = time.monotonic()
+        if reader.poll():
+            progress.event(now)
+        live = tracker.scan()  # cheap (/proc/*/stat); remembers short-lived workers too
+        if proc.poll() is not None:
+            return
+        phase = _phase(reader.events)
+        if phase == "stopped":
+            stopped_at = stopped_at or now
+            if now - stopped_at > 5.0:
+                return
+        else:
+            if phase in ("startup", "between", "drive"):
+                progress.busy(now, live)
+            stalled = progress.stalled(now)
+            too_long = phase == "startup" and now - t0 > startup_cap
+            if stalled > timeout or too_long:
+                result.events = reader.events
+                result.hang = _hang_facts(result, tracker, tmp, stalled)
+                if too_long:
+                    result.hang["cap_s"] = round(startup_cap, 1)
+                return
+        time.sleep(0.05)
+
+
+def _finish(proc: Optional[subprocess.Popen], result: RunResult, reader: events.Reader,
+            tracker: cleanup.Tracker, tmp: str, shm_before: set, t0: float) -> None:
+    """Kill and sweep whatever the target left, record what was cleaned, drop the folder."""
+    reader.poll()
+    result.events = reader.events
+    if proc is not None:
         tracker.scan()
-        reader.poll()
-        result.events = reader.events
         result.cleanup = cleanup.kill_all(tracker)
         try:
             result.returncode = proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             result.returncode = None
+        reader.poll()
+        result.events = reader.events
+        result.cleanup.update(cleanup.clean_registered(result.events))
         result.cleanup.update(cleanup.clean_shm(shm_before, tracker.seen))
         result.cleanup["pids_seen"] = sorted(tracker.seen)
-        result.wall_s = round(time.monotonic() - t0, 2)
-        result.stdout_tail = _tail(out_path)
-        result.stderr_tail = _tail(err_path)
-        if os.environ.get("DSLINT_VERIFY_KEEP"):
-            result.cleanup["kept"] = tmp
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return result
+    result.wall_s = round(time.monotonic() - t0, 2)
+    result.stdout_tail = _tail(os.path.join(tmp, "stdout.txt"))
+    result.stderr_tail = _tail(os.path.join(tmp, "stderr.txt"))
+    if os.environ.get("DSLINT_VERIFY_KEEP"):
+        result.cleanup["kept"] = tmp
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)

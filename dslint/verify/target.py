@@ -45,7 +45,7 @@ class Target:
         """The same target inside a copy of its project."""
 
         def move(path: str) -> str:
-            rel = os.path.relpath(path, old_root)
+            rel = os.path.relpath(os.path.realpath(path), os.path.realpath(old_root))
             return path if rel.startswith("..") else os.path.normpath(os.path.join(new_root, rel))
 
         spec = move(self.spec) if self.kind == "script" else self.spec

@@ -4,7 +4,9 @@ Runs in the target's main process and in every spawned or forkserver-started pro
 forked processes get the at-fork part. It registers the stack dump on SIGUSR1 (per pid, so
 the watchdog can tell whose stack is whose), makes the requested start method the
 platform default (what DSL101/DSL102 need to show on Linux) and installs the lazy
-import hook that patches DataLoader when the target imports it.
+import hook that patches DataLoader (and multiprocessing's resource tracker) when the
+target imports it. The target's main process asks the kernel to SIGKILL it when the
+verifier dies (``PR_SET_PDEATHSIG``); the verifier's guard process kills the rest.
 """
 
 from __future__ import annotations
@@ -51,6 +53,22 @@ def _default_start_method() -> None:
         default._default_context = ctx
 
 
+def _die_with_verifier() -> None:
+    """SIGKILL this process when the verifier's thread that started it exits."""
+    parent = os.environ.get(env.PARENT)
+    if not parent or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if str(os.getppid()) != parent:  # the verifier died before the prctl took effect
+        os._exit(1)
+
+
 def boot() -> None:
     if not os.environ.get(env.EVENTS):
         return
@@ -58,6 +76,7 @@ def boot() -> None:
     if not os.environ.get(env.ROOT_PID):
         os.environ[env.ROOT_PID] = str(os.getpid())
         role = "root"
+        _die_with_verifier()
     _register_stacks()
     os.register_at_fork(after_in_child=_after_fork)
     _default_start_method()

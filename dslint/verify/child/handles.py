@@ -198,4 +198,10 @@ def describe_callable(fn: Any) -> Dict[str, Any]:
         path = inspect.getsourcefile(target)
     except (TypeError, OSError):
         path = None
-    return {"name": name, "file": os.path.abspath(path) if path else None}
+    out: Dict[str, Any] = {"name": name, "file": os.path.abspath(path) if path else None}
+    try:  # the code's line span: a hang whose stacks run through it is this code's doing
+        lines, first = inspect.getsourcelines(target)
+        out["line"], out["end_line"] = first, first + len(lines) - 1
+    except (TypeError, OSError):
+        pass
+    return out

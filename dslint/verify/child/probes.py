@@ -144,29 +144,35 @@ def probe(rec: Record) -> None:
     method = info["start_method"] or "none"
     if workers > 0:
         facts["pickle"] = pickle_probe(loader)
-    if info["iterable"] and workers > 0:
+    iterable = info["iterable"] and workers > 0
+    if iterable:
         n = max(n, 4 * workers)  # enough batches to see every worker's stream
-    main = pull.run(loader, rec.id, "as_written", n, method, keep_batches=info["pin_memory"])
+    budget = env.budget() if iterable else 0.0
+    main = pull.run(loader, rec.id, "as_written", n, method, keep_batches=info["pin_memory"], exhaust_s=budget)
     kept = main.pop("_kept", [])
     facts["as_written"] = main
     ok = "error" not in main
     if ok and workers > 0 and "cv2" in sys.modules:
         facts["cv2_off"] = pull.run(loader, rec.id, "cv2_off", n, method, cv2_off=True)
-    if ok and info["iterable"] and workers > 0:
-        facts["serial"] = pull.run(loader, rec.id, "serial", n, "none", num_workers=0)
+    if ok and iterable:
+        facts["serial"] = pull.run(loader, rec.id, "serial", n, "none", num_workers=0, exhaust_s=budget)
     if ok and info["pin_memory"]:
         facts["no_pin"] = pull.run(loader, rec.id, "no_pin", n, method, pin_memory=False)
         facts["transfer"] = transfer.probe(kept)
-    facts["workers"] = _worker_events(rec.id)
+    facts["cuda_available"] = _cuda_available()
     if not ok:
         _failed.append(rec.id)  # driving the script's loop would only fail again
     events.emit("probe_result", loader=rec.id, site=rec.site, info=info, facts=facts)
 
 
-def _worker_events(rid: int) -> List[Dict[str, Any]]:
-    path = os.environ.get(env.EVENTS)
-    reader = events.Reader(path) if path else None
-    return [e for e in (reader.poll() if reader else []) if e.get("ev") == "worker" and e.get("loader") == rid]
+def _cuda_available() -> bool:
+    """Asked in the probing process, after the runs (does not initialise CUDA)."""
+    try:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def run_pending() -> None:

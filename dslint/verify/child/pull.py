@@ -18,23 +18,27 @@ from typing import Any, Dict, List, Optional
 from .. import events, procfs
 from . import env, handles, samples
 from .patch import state
-from .worker import WorkerProbe
+from .worker import CollateProbe, WorkerProbe
 
 _KEEP_BYTES = 256 << 20
 
 
 def prefork_snapshot(dataset: Any) -> Dict[str, Any]:
-    """The parent's descriptors on the dataset's files, taken before workers start."""
+    """Everything the parent has open before its workers start (all of it is inherited
+    by forked workers, whether or not it can be traced to the dataset), with offsets and
+    open flags, and which entries are the dataset's own (its handles' fds, its files)."""
     held = handles.dataset_handles(dataset)
     tmp = os.environ.get(env.TMPDIR) or "\0"
     own = set(events.own_fds())
+    me = os.getpid()
     fds = []
-    for fd, target in procfs.open_files(os.getpid()).items():
+    for fd, target in procfs.open_files(me, sockets=True).items():
         if fd in own or target.startswith(tmp) or fd < 3:
             continue
-        real = os.path.realpath(target)
-        if fd in held["fds"] or real in held["paths"]:
-            fds.append({"fd": fd, "path": target, "pos": procfs.fd_pos(os.getpid(), fd)})
+        real = os.path.realpath(target) if target.startswith("/") else target
+        info = procfs.fd_info(me, fd)
+        fds.append({"fd": fd, "path": target, "pos": info.get("pos"), "flags": info.get("flags", 0),
+                    "traced": fd in held["fds"] or real in held["paths"]})
     return {"fds": fds, "handles": held["handles"], "paths": held["paths"]}
 
 
@@ -62,7 +66,7 @@ def _exit_codes(it: Any) -> Dict[str, Optional[int]]:
     codes = {}
     for w in getattr(it, "_workers", []):
         try:
-            w.join(timeout=1.0)
+            w.join(timeout=0.2)  # a dead worker is joined at once; a live one says None
             codes[str(w.pid)] = w.exitcode
         except Exception:  # noqa: BLE001
             codes[str(getattr(w, "pid", "?"))] = None
@@ -98,14 +102,19 @@ def run(
     num_workers: Optional[int] = None,
     pin_memory: Optional[bool] = None,
     keep_batches: bool = False,
+    exhaust_s: float = 0.0,
 ) -> Dict[str, Any]:
-    saved = (loader.worker_init_fn, loader.num_workers, loader.pin_memory)
+    """Pull ``n`` batches (and, with ``exhaust_s``, go on to the end of the data while that
+    many seconds last: an exhausted stream's total is what DSL401 compares)."""
+    saved = (loader.worker_init_fn, loader.num_workers, loader.pin_memory, loader.collate_fn)
     loader.worker_init_fn = WorkerProbe(saved[0], loader_id, phase, start_method, cv2_off)
     if num_workers is not None:
         loader.num_workers = num_workers
     if pin_memory is not None:
         loader.pin_memory = pin_memory
     workers = loader.num_workers
+    if workers > 0:
+        loader.collate_fn = CollateProbe(saved[3], loader_id, phase)
     result: Dict[str, Any] = {"phase": phase, "num_workers": workers, "batches": 0}
     snapshot = prefork_snapshot(loader.dataset) if workers > 0 else {"fds": [], "handles": [], "paths": []}
     events.emit("prefork", loader=loader_id, phase=phase, snapshot=snapshot)
@@ -122,7 +131,8 @@ def run(
         try:
             it = loader._get_iterator()
             result["worker_pids"] = _worker_pids(it)
-            for i in range(n):
+            i = 0
+            while i < n or (exhaust_s and time.perf_counter() - t0 < exhaust_s):
                 try:
                     batch = next(it)
                 except StopIteration:
@@ -133,8 +143,10 @@ def run(
                 if keep_batches and kept_bytes < _KEEP_BYTES:
                     kept.append(batch)
                     kept_bytes += samples.batch_nbytes(batch)
-                _sample_workers(it, snapshot, per_worker)
-                events.emit("batch", loader=loader_id, phase=phase, i=i)
+                if i < n or i % 16 == 0:
+                    _sample_workers(it, snapshot, per_worker)
+                    events.emit("batch", loader=loader_id, phase=phase, i=i)
+                i += 1
         except BaseException as exc:  # noqa: BLE001 - includes torch's SIGCHLD-raised errors
             result["error"] = describe_exception(exc)
             if it is not None:
@@ -142,7 +154,9 @@ def run(
         finally:
             shutdown(it)
             state.internal -= 1
-            loader.worker_init_fn, loader.num_workers, loader.pin_memory = saved
+            loader.worker_init_fn, loader.num_workers, loader.pin_memory = saved[:3]
+            if loader.collate_fn is not saved[3]:
+                loader.collate_fn = saved[3]
     result["batches"] = len(times)
     if times:
         result["time_to_first_batch_s"] = round(times[0], 4)

@@ -1,15 +1,103 @@
-"""The wrapped ``worker_init_fn``: per-worker facts, taken after the user's own init.
+"""What runs inside each DataLoader worker: the wrapped ``worker_init_fn`` and
+``collate_fn``.
 
-It keeps the user's function (called first, so reseeding there counts) and is a
-module-level class, so it pickles under spawn exactly when the user's function does.
+The init wrapper installs two spies before the user's own init runs (so what that init
+does counts): one on CUDA initialisation (``torch.cuda._lazy_init``, which every CUDA
+entry point reaches, the C++ ones included) and on ``torch.cuda.is_available``, one on
+the worker's ``WorkerInfo`` (who reads ``id``/``num_workers``, the sharding DSL401 is
+about). Then it reports the worker's facts. The collate wrapper reports the dataset's
+random generator states after the worker's 1st, 2nd, 4th... batch: what DSL402 needs to
+tell "drew identical values" from "started from identical states".
+
+Both are module-level classes, so they pickle under spawn exactly when the user's
+functions do.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Optional
+import sys
+from typing import Any, Callable, Dict, Optional
 
 from .. import events, procfs
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _torch_dir() -> str:
+    torch = sys.modules.get("torch")
+    return os.path.dirname(os.path.abspath(torch.__file__)) + os.sep if torch else "\0"
+
+
+def user_frame(depth: int = 2) -> str:
+    """``file:line in function`` of the nearest caller outside torch, or "" when that
+    caller is the verifier itself (its own reads are not the target's)."""
+    torch_dir = _torch_dir()
+    frame = sys._getframe(depth)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if path.startswith(_HERE):
+            return ""
+        if not path.startswith(torch_dir):
+            return f"{path}:{frame.f_lineno} in {frame.f_code.co_name}"
+        frame = frame.f_back
+    return ""
+
+
+class _Spies:
+    """Per-worker spies; each reports its first sighting only."""
+
+    def __init__(self, loader_id: int, phase: str, worker_id: int) -> None:
+        self.base = {"loader": loader_id, "phase": phase, "worker_id": worker_id}
+        self.seen: set = set()
+
+    def report(self, kind: str, what: str, site: str) -> None:
+        if (kind, what) in self.seen:
+            return
+        self.seen.add((kind, what))
+        events.emit(kind, what=what, site=site, **self.base)
+
+    def install_cuda(self) -> None:
+        import torch.cuda as cuda
+
+        lazy_init, available = cuda._lazy_init, cuda.is_available
+
+        def spy_lazy_init(*args: Any, **kwargs: Any) -> Any:
+            self.report("worker_cuda", "init", user_frame())
+            return lazy_init(*args, **kwargs)
+
+        def spy_is_available(*args: Any, **kwargs: Any) -> Any:
+            site = user_frame()
+            if site:
+                self.report("worker_cuda", "is_available", site)
+            return available(*args, **kwargs)
+
+        cuda._lazy_init = spy_lazy_init
+        cuda.is_available = spy_is_available
+
+    def install_worker_info(self) -> None:
+        from torch.utils.data._utils import worker as worker_mod
+
+        info = worker_mod._worker_info
+        if info is None:
+            return
+        spies = self
+        base = type(info)
+
+        class SpiedWorkerInfo(base):  # type: ignore[misc, valid-type]
+            __slots__ = ()
+
+            def __getattribute__(self, name: str) -> Any:
+                if name in ("id", "num_workers"):
+                    site = user_frame()
+                    if site:
+                        spies.report("worker_info_used", name, site)
+                return base.__getattribute__(self, name)
+
+        try:
+            object.__setattr__(info, "__class__", SpiedWorkerInfo)
+        except TypeError:
+            pass
 
 
 class WorkerProbe:
@@ -35,6 +123,12 @@ class WorkerProbe:
                 cv2.setNumThreads(0)
             except Exception:  # noqa: BLE001
                 pass
+        spies = _Spies(self.loader_id, self.phase, worker_id)
+        for install in (spies.install_cuda, spies.install_worker_info):
+            try:
+                install()
+            except Exception:  # noqa: BLE001 - a spy is evidence, never the target's failure
+                pass
         if self.user_fn is not None:
             self.user_fn(worker_id)
         events.emit("worker", loader=self.loader_id, phase=self.phase, **self._facts(worker_id))
@@ -43,13 +137,11 @@ class WorkerProbe:
         facts: dict = {"worker_id": worker_id, "ppid": os.getppid(), "start_method": self.start_method}
         try:
             import torch
-            from torch.utils.data import get_worker_info
 
             from . import handles
 
             facts["torch_threads"] = torch.get_num_threads()
-            info = get_worker_info()
-            dataset = info.dataset if info is not None else None
+            dataset = _dataset()
             if dataset is not None:
                 facts["rng"] = handles.rng_fingerprints(dataset)
                 facts["handles"] = handles.dataset_handles(dataset)["handles"]
@@ -57,3 +149,46 @@ class WorkerProbe:
         except Exception as exc:  # noqa: BLE001 - facts are best effort
             facts["error"] = f"{type(exc).__name__}: {exc}"
         return facts
+
+
+def _dataset() -> Any:
+    from torch.utils.data import get_worker_info
+
+    info = get_worker_info()
+    return info.dataset if info is not None else None
+
+
+def _checkpoint(count: int) -> bool:
+    return count & (count - 1) == 0  # 1, 2, 4, 8...: bounded, and aligned across workers
+
+
+class CollateProbe:
+    """The user's collate function, then the dataset's generator states."""
+
+    def __init__(self, user_fn: Callable[[Any], Any], loader_id: int, phase: str) -> None:
+        self.user_fn = user_fn
+        self.loader_id = loader_id
+        self.phase = phase
+        self.count = 0
+
+    def __call__(self, batch: Any) -> Any:
+        out = self.user_fn(batch)
+        self.count += 1
+        if _checkpoint(self.count):
+            self._report()
+        return out
+
+    def _report(self) -> None:
+        try:
+            from torch.utils.data import get_worker_info
+
+            from . import handles
+
+            info = get_worker_info()
+            if info is None:
+                return
+            rng: Dict[str, Dict[str, Any]] = handles.rng_fingerprints(info.dataset)
+            events.emit("worker_batch", loader=self.loader_id, phase=self.phase, worker_id=info.id,
+                        count=self.count, rng=rng)
+        except Exception:  # noqa: BLE001
+            pass
