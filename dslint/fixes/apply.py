@@ -224,7 +224,15 @@ def _write(path: str, source: SourceText, module) -> Optional[str]:
         from ..notebook import write_fixed
 
         return write_fixed(source, module.code)
-    return write_atomic(path, module.bytes, source.raw)
+    return write_atomic(path, keep_last_newline(source.raw, module.bytes), source.raw)
+
+
+def keep_last_newline(old: bytes, new: bytes) -> bytes:
+    """LibCST does not see a lone ``\\r`` as the last newline of a CR-only file and drops it;
+    line endings are kept byte for byte, so it comes back."""
+    if old.endswith(b"\r") and not new.endswith((b"\r", b"\n")):
+        return new + b"\r"
+    return new
 
 
 def in_cells(result: engine.RunResult) -> engine.RunResult:
