@@ -36,6 +36,7 @@ MAGIC = b"dslint-cache 1 "
 GITIGNORE = b"# Automatically created by dslint.\n*\n"
 CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache of dslint.\n"
 NO_BODY = -1
+MAX_BYTES = 2 << 30  # a bigger file is not read (it could only be planted): rewritten instead
 
 
 @functools.lru_cache(maxsize=None)
@@ -158,6 +159,8 @@ class Cache:
             try:
                 if writing.is_link_in(inner, self.key):
                     raise writing.Refused(0, "is a symbolic link", self.path)
+                if os.stat(self.key, dir_fd=inner, follow_symlinks=False).st_size > MAX_BYTES:
+                    return b""
                 return writing.read_in(inner, self.key)
             except FileNotFoundError:
                 return None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import textwrap
 
+import pytest
+
 from dslint import config, engine
 
 DATASET = textwrap.dedent(
@@ -211,3 +213,43 @@ def test_warm_run_reports_what_a_cold_run_does(tmp_path):
     warm = run_cli("check", ".", "--output-format", "json", cwd=repo)
     assert json.loads(cold.stdout) == json.loads(first.stdout) == json.loads(warm.stdout)
     assert cold.returncode == warm.returncode == 1
+
+
+def test_every_summary_of_the_fixtures_round_trips_through_plain_data():
+    # a new kind of value in a summary that the codec cannot store would silently make every
+    # run uncached: this test names it instead
+    from dslint.engine import cache_codec, summarise
+    from dslint.sourcefile import read
+
+    from .conftest import FIXTURES
+
+    codec = cache_codec()
+    summarised = 0
+    for path in sorted(FIXTURES.rglob("*.py")):
+        source = read(str(path))
+        if not hasattr(source, "text"):
+            continue
+        result = summarise(str(path), source)
+        if result.summary is None:
+            continue
+        encoded = json.loads(json.dumps(codec.encode(result)))
+        assert codec.decode(encoded) == result, path
+        summarised += 1
+    assert summarised > 20
+
+
+@pytest.mark.parametrize("data", [
+    {"__reduce__": "os.system"},  # a JSON object is never data here
+    [999, 1, 2],  # no such class
+    [0],  # a class with the wrong number of fields
+    [-9, 1],  # no such container
+    [-3, [-2], 1],  # an unhashable key
+    [],  # a container without a tag
+    ["posix.system", "id"],  # a class named by the data is never looked up
+])
+def test_plain_data_that_is_not_an_encoding_is_invalid(data):
+    from dslint.engine import cache_codec
+    from dslint.plaindata import Invalid
+
+    with pytest.raises(Invalid):
+        cache_codec().decode(data)
