@@ -201,7 +201,7 @@ class Discovery:
     def _walk(self, top: str) -> Iterator[Tuple[str, bool]]:
         visited = set()
         ignores: List[GitIgnore] = self._parent_ignores(top)
-        yield from self._walk_dir(top, ignores, visited, False)
+        yield from self._walk_dir(top, ignores, visited, os.path.islink(top.rstrip(os.sep) or top))
 
     def _parent_ignores(self, top: str) -> List[GitIgnore]:
         if not self.respect_gitignore:
@@ -285,9 +285,10 @@ class Discovery:
 def _once_each(found: Sequence[Tuple[str, bool]]) -> List[str]:
     """Each file once, in order of discovery; a file reached directly wins over a link to it."""
     chosen: Dict[str, Tuple[int, str, bool]] = {}
+    any_link = any(linked for _, linked in found)  # else the paths are their own real paths
     for index, (path, linked) in enumerate(found):
-        if sourcefile.is_virtual(path):
-            key = "virtual:" + os.path.abspath(path)
+        if sourcefile.is_virtual(path) or not any_link:
+            key = os.path.abspath(path)
         else:
             try:
                 key = os.path.realpath(path)
