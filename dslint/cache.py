@@ -72,12 +72,12 @@ def secret() -> Optional[bytes]:
     folder = secret_folder()
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
-        fd = writing.open_folder(folder)
+        held = writing.open_folder(folder)
         try:
-            writing.create_in(fd, "secret", os.urandom(32).hex().encode(), mode=0o600)
-            key = writing.read_in(fd, "secret").strip()
+            writing.create_in(held, "secret", os.urandom(32).hex().encode(), mode=0o600)
+            key = writing.read_in(held, "secret").strip()
         finally:
-            os.close(fd)
+            writing.close_folder(held)
     except OSError:
         return None
     return key if len(key) >= 32 else None
@@ -153,21 +153,21 @@ class Cache:
                 if writing.is_link_in(top, name):
                     raise writing.Refused(0, "is a symbolic link", os.path.join(self.folder, name))
             try:
-                inner = writing.open_folder(self.name, dir_fd=top)
+                inner = writing.open_folder(self.name, top)
             except FileNotFoundError:
                 return None
             try:
                 if writing.is_link_in(inner, self.key):
                     raise writing.Refused(0, "is a symbolic link", self.path)
-                if os.stat(self.key, dir_fd=inner, follow_symlinks=False).st_size > MAX_BYTES:
+                if writing.stat_in(inner, self.key).st_size > MAX_BYTES:
                     return b""
                 return writing.read_in(inner, self.key)
             except FileNotFoundError:
                 return None
             finally:
-                os.close(inner)
+                writing.close_folder(inner)
         finally:
-            os.close(top)
+            writing.close_folder(top)
 
     def _load(self, raw: bytes) -> bool:
         """Take the rows of ``raw``; False when it is not a file this machine's dslint wrote."""
@@ -301,16 +301,13 @@ class Cache:
             try:
                 writing.create_in(top, ".gitignore", GITIGNORE)
                 writing.create_in(top, "CACHEDIR.TAG", CACHEDIR_TAG)
-                try:
-                    os.mkdir(self.name, dir_fd=top)
-                except FileExistsError:
-                    pass
-                inner = writing.open_folder(self.name, dir_fd=top)
+                writing.make_folder(top, self.name)
+                inner = writing.open_folder(self.name, top)
                 try:
                     writing.replace_in(inner, self.key, data, mode=0o600)
                 finally:
-                    os.close(inner)
+                    writing.close_folder(inner)
             finally:
-                os.close(top)
+                writing.close_folder(top)
         except (OSError, TypeError, ValueError, RecursionError):
             pass  # a read-only tree still lints, it just is not cached
