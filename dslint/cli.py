@@ -7,13 +7,14 @@ error. User errors are one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import sys
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
-from . import __version__, catalogue, rule_pages
-from .config import ConfigError, Settings, load
+from . import __version__, catalogue, rule_pages, sourcefile
+from .config import ConfigError, Hierarchy, Settings, check_selector, load
 from .reporters import FORMATS
 
 VERBS = ("check", "rule", "rules", "verify")
@@ -23,18 +24,30 @@ examples:
   dslint check train.py --select DSL1  only the DSL1xx rules
   dslint check src/ --fix              apply safe fixes (--unsafe-fixes for the rest)
   dslint check src/ --diff             show what --fix would change, write nothing
+  dslint - --stdin-filename x.py       lint stdin (with --fix: the fixed source on stdout)
   dslint rule DSL102                   explain a rule
   dslint rules                         list every rule
   dslint verify train.py -- --epochs 1 run the script's loaders and prove the findings
 
 exit codes: 0 no findings, 1 findings, 2 usage/configuration/internal error
-configuration: [tool.dslint] in the nearest pyproject.toml (select, ignore,
-per-file-ignores, exclude, extend-exclude, fix, unsafe-fixes, ...)
+configuration: each file uses its nearest dslint.toml, or pyproject.toml with a
+[tool.dslint] table (select, ignore, per-file-ignores, exclude, extend-exclude, ...);
+the project root's also sets fix, unsafe-fixes, cache and jobs. --isolated ignores them.
 """
 
 
 def _codes(value: str) -> List[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {value!r}")
+    return number
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     check = verbs.add_parser("check", help="lint files and folders (default)", epilog=EPILOG,
                              formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
-    check.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (DSL selects all)")
+    check.add_argument("--select", type=_codes, help="rule codes or prefixes to enable (ALL: every rule)")
     check.add_argument("--extend-select", type=_codes, default=[], help="add to the selection")
     check.add_argument("--ignore", type=_codes, default=[], help="rule codes or prefixes to disable")
     check.add_argument("--exclude", type=_codes, help="glob patterns to exclude (replaces config)")
@@ -67,9 +80,17 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--statistics", action="store_true", help="count findings per rule")
     check.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when problems are found")
-    check.add_argument("--no-cache", action="store_true", help="do not read or write .dslint_cache")
-    check.add_argument("--jobs", "-j", type=int, default=None, help="parallel processes (default: all cores)")
-    check.add_argument("--config", help="path of a pyproject.toml to use")
+    check.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    check.add_argument("--cache-dir", default=None, metavar="DIR",
+                       help="cache folder (default: $DSLINT_CACHE_DIR, else .dslint_cache at the project root)")
+    check.add_argument("--jobs", "-j", type=_positive, default=None,
+                       help="parallel processes (default and most: the cores)")
+    check.add_argument("--config", help="configuration file for every file (pyproject.toml or dslint.toml)")
+    check.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    check.add_argument("--stdin-filename", metavar="PATH",
+                       help="read the source from stdin, linted as PATH (`-` as PATH also reads stdin)")
+    check.add_argument("--show-settings", action="store_true", help="print the settings of the first file and exit")
+    check.add_argument("--show-files", action="store_true", help="print the files that would be linted and exit")
 
     rule = verbs.add_parser("rule", help="explain one rule")
     rule.add_argument("code", metavar="CODE")
@@ -88,58 +109,109 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _normalise(argv: Sequence[str]) -> List[str]:
+def _normalise(argv: Sequence[str], parser: argparse.ArgumentParser) -> List[str]:
+    """``check`` is the default verb; a word that is neither a verb nor a path is a typo."""
     argv = list(argv)
-    if not argv or (argv[0] not in VERBS and argv[0] not in ("-h", "--help", "--version")):
-        argv.insert(0, "check")
-    return argv
+    if argv and argv[0] in VERBS or argv and argv[0] in ("-h", "--help", "--version"):
+        return argv
+    if argv and _looks_like_command(argv[0]):
+        near = difflib.get_close_matches(argv[0], VERBS, n=1)
+        hint = f"; did you mean `dslint {near[0]}`?" if near else f" (commands: {', '.join(VERBS)})"
+        parser.error(f"`{argv[0]}` is neither a command nor an existing path{hint}")
+    return ["check", *argv]
 
 
-def settings_for(args: argparse.Namespace) -> Settings:
-    start = args.paths[0] if args.paths else "."
-    settings = load(start, args.config)
-    if args.select is not None:
-        settings.select = args.select
-    settings.extend_select += args.extend_select
-    settings.ignore += args.ignore
-    if args.exclude is not None:
-        settings.exclude = args.exclude
-    settings.extend_exclude += args.extend_exclude
-    settings.force_exclude |= args.force_exclude
-    if args.no_respect_gitignore:
-        settings.respect_gitignore = False
-    if args.fix is not None:
-        settings.fix = args.fix
-    if args.unsafe_fixes is not None:
-        settings.unsafe_fixes = args.unsafe_fixes
-    if args.no_cache:
-        settings.cache = False
-    if args.jobs is not None:
-        settings.jobs = args.jobs
-    settings.enabled_codes()  # validates selectors early: exit 2 on a typo
+def _looks_like_command(word: str) -> bool:
+    """A bare word (no folder, no suffix) that names nothing on disk."""
+    return (bool(word) and not word.startswith("-") and os.sep not in word and "/" not in word
+            and "." not in word and not os.path.lexists(word))
+
+
+def overrides(args: argparse.Namespace) -> Callable[[Settings], None]:
+    """The command line's settings, applied on top of every configuration file's."""
+
+    def apply(settings: Settings) -> None:
+        if args.select is not None:
+            settings.select = list(args.select)
+        settings.extend_select = [*settings.extend_select, *args.extend_select]
+        settings.ignore = [*settings.ignore, *args.ignore]
+        if args.exclude is not None:
+            settings.exclude = list(args.exclude)
+        settings.extend_exclude = [*settings.extend_exclude, *args.extend_exclude]
+        settings.force_exclude |= args.force_exclude
+        if args.no_respect_gitignore:
+            settings.respect_gitignore = False
+        if args.fix is not None:
+            settings.fix = args.fix
+        if args.unsafe_fixes is not None:
+            settings.unsafe_fixes = args.unsafe_fixes
+        if args.no_cache:
+            settings.cache = False
+        if args.jobs is not None:
+            settings.jobs = args.jobs
+        settings.cache_dir = args.cache_dir or os.environ.get("DSLINT_CACHE_DIR") or None
+
+    return apply
+
+
+def settings_for(args: argparse.Namespace, start: str) -> Settings:
+    """The project root's settings; each file gets its nearest configuration's (``for_file``)
+    unless ``--config`` or ``--isolated`` names one set of settings for all."""
+    settings = load(start, args.config, isolated=args.isolated)
+    apply = overrides(args)
+    apply(settings)
+    for selector in (args.select or []) + args.extend_select + args.ignore:
+        check_selector(selector, "--select/--extend-select/--ignore: ")
+    settings.enabled_codes()  # validates the file's selectors early: exit 2 on a typo
+    if not args.config and not args.isolated:
+        settings.hierarchy = Hierarchy(settings, apply)
     return settings
+
+
+def _warn(message: str) -> None:
+    print(f"dslint: warning: {message}", file=sys.stderr)
+
+
+def _read_stdin(args: argparse.Namespace) -> Optional[str]:
+    """The path stdin is linted as (``dslint -``, or ``--stdin-filename`` with no path)."""
+    if "-" not in args.paths and not (args.stdin_filename and not args.paths):
+        return None
+    if args.paths not in ([], ["-"]):
+        raise ConfigError("`-` (stdin) cannot be linted together with other paths")
+    name = args.stdin_filename or "-"
+    sourcefile.provide_virtual(name, sys.stdin.buffer.read())
+    return name
 
 
 def run_check(args: argparse.Namespace) -> int:
     from . import engine
     from .reporters import get
 
-    settings = settings_for(args)
-    paths = args.paths or ["."]
+    stdin = _read_stdin(args)
+    paths = [stdin] if stdin else (args.paths or ["."])
+    settings = settings_for(args, stdin if stdin and stdin != "-" else paths[0])
+    if stdin:
+        settings.cache = False
+    if args.show_settings or args.show_files:
+        return show(args, settings, paths)
     fixing = settings.fix or args.diff
     fmt = args.output_format or "full"
     human = fmt in ("full", "concise", "text")
     from .fixes import apply as fix_apply
 
     if fixing:
-        result, fixed = fix_apply.run(paths, settings, diff=args.diff, show_fixes=args.show_fixes,
-                                      out=sys.stdout if human else sys.stderr)
+        out = sys.stderr if stdin or not human else sys.stdout
+        result, fixed = fix_apply.run(paths, settings, diff=args.diff, show_fixes=args.show_fixes, out=out)
     else:
         from .progress import ProgressBar
 
         with ProgressBar() as progress:  # on stderr, for a terminal and many files only
             result = engine.run(paths, settings, progress=progress, cells=False)
         result, fixed = fix_apply.in_cells(fix_apply.attach(result)), 0
+    for warning in result.warnings:
+        _warn(warning)
+    if result.files == 0 and not result.findings:
+        _warn("No Python files found")
     if args.diff:
         if not args.quiet:
             noun = "error" if fixed == 1 else "errors"
@@ -147,12 +219,48 @@ def run_check(args: argparse.Namespace) -> int:
         if args.exit_zero:
             return 0
         return 1 if fixed else 0
+    report_to = sys.stdout
+    if stdin and settings.fix:  # the fixed source goes to stdout, as ruff does; findings to stderr
+        sys.stdout.flush()
+        sys.stdout.buffer.write(sourcefile.virtual_bytes(stdin))
+        sys.stdout.buffer.flush()
+        report_to = sys.stderr
     reporter = get(fmt)
-    reporter(result.findings, sys.stdout, sources=result.sources, statistics=args.statistics,
+    reporter(result.findings, report_to, sources=result.sources, statistics=args.statistics,
              quiet=args.quiet, fixed=fixed)
     if args.exit_zero:
         return 0
     return 1 if result.findings else 0
+
+
+def show(args: argparse.Namespace, settings: Settings, paths: Sequence[str]) -> int:
+    """``--show-files`` / ``--show-settings``: what a run would lint, and with what."""
+    from .discovery import Discovery
+
+    discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, settings.force_exclude,
+                          settings_for=settings.for_folder)
+    files = discovery.files(paths)
+    for warning in discovery.warnings:
+        _warn(warning)
+    if args.show_files:
+        for path in files:
+            print(os.path.abspath(path))
+        if not files:
+            _warn("No Python files found")
+        return 0
+    target = files[0] if files else paths[0]
+    local = settings.for_file(target)
+    print(f"Resolved settings for: {os.path.abspath(target)}")
+    print(f"Settings path: {os.path.abspath(local.config_path) if local.config_path else '(none: defaults)'}")
+    print(f"project root = {settings.root}")
+    print(f"cache = {json.dumps(settings.cache)}  # {settings.cache_folder}")
+    for key in ("select", "extend_select", "ignore", "per_file_ignores", "exclude", "extend_exclude"):
+        print(f"{key.replace('_', '-')} = {json.dumps(getattr(local, key))}")
+    for key in ("respect_gitignore", "force_exclude", "fix", "unsafe_fixes", "jobs",
+                "handle_constructors", "trainer_entry_points"):
+        print(f"{key.replace('_', '-')} = {json.dumps(getattr(settings, key))}")
+    print(f"enabled rules = {json.dumps(local.enabled_codes())}")
+    return 0
 
 
 def run_rule(args: argparse.Namespace) -> int:
@@ -213,8 +321,8 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    argv = _normalise(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    argv = _normalise(sys.argv[1:] if argv is None else argv, parser)
     args = parser.parse_args(argv)
     handlers = {"check": run_check, "rule": run_rule, "rules": run_rules, "verify": run_verify}
     try:

@@ -2,7 +2,8 @@
 
 Skips virtual environments, VCS and cache folders, build output, what ``.gitignore``
 files ignore, and the configured ``exclude``/``extend-exclude`` patterns. Files named on
-the command line are always linted. Symlink loops and unreadable folders are survived.
+the command line are always linted. Symlink loops and unreadable folders are survived, and
+no symbolic link is followed out of the paths given (see ``Discovery``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+from . import sourcefile
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".env", "env", "__pycache__",
@@ -111,16 +114,38 @@ def _matches_any(path: str, root: str, patterns: Sequence[str]) -> bool:
 
 
 class Discovery:
+    """The files to lint under the command-line targets, confined to them.
+
+    Every target is resolved once; the walk follows a symbolic link (to a folder or a
+    file) only when it resolves inside one of the targets, and says so in ``warnings``
+    when it does not: a cloned repository's ``up -> ..`` or ``data -> /home`` link never
+    makes dslint read, let alone fix, files outside what it was asked to lint. A file
+    reached both directly and through a link is linted once, under its own name.
+    ``settings_for(folder)`` gives the settings whose excludes apply in a folder (its
+    nearest configuration file's).
+    """
+
     def __init__(self, root: str, exclude: Sequence[str] = (), respect_gitignore: bool = True,
-                 force_exclude: bool = False):
+                 force_exclude: bool = False, settings_for: Optional[Callable[[str], object]] = None):
         self.root = os.path.abspath(root)
         self.exclude = tuple(exclude)
         self.respect_gitignore = respect_gitignore
         self.force_exclude = force_exclude
+        self.settings_for = settings_for
         self.problems: List[Tuple[str, str]] = []  # (path, reason) for targets that are not there
+        self.warnings: List[str] = []  # links not followed
+        self.confines: Tuple[str, ...] = ()
+
+    def _rules_at(self, folder: str) -> Tuple[str, Tuple[str, ...]]:
+        """(root, exclude patterns) that apply to the entries of ``folder``."""
+        if self.settings_for is None:
+            return self.root, self.exclude
+        settings = self.settings_for(folder)
+        return settings.root, tuple(settings.excludes)
 
     def excluded(self, path: str) -> bool:
-        return _matches_any(path, self.root, self.exclude)
+        root, patterns = self._rules_at(os.path.dirname(os.path.abspath(path)))
+        return _matches_any(path, root, patterns)
 
     def excluded_with_parents(self, path: str) -> bool:
         """For ``--force-exclude``: the file, or a folder it lies in (below the root),
@@ -134,19 +159,35 @@ class Discovery:
             folder = os.path.dirname(folder)
         return False
 
+    def inside(self, path: str) -> bool:
+        """Whether ``path`` resolves to a place inside one of the targets."""
+        try:
+            real = os.path.realpath(path)
+        except (OSError, ValueError):
+            return False
+        return any(real == top or real.startswith(top.rstrip(os.sep) + os.sep) for top in self.confines)
+
+    def _refuse_link(self, path: str) -> None:
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        self.warnings.append(f"{path}: not following the symbolic link to {target}: it leads out of the linted paths")
+
     def files(self, targets: Iterable[str]) -> List[str]:
-        found: List[str] = []
-        seen = set()
+        targets = list(targets)
+        self.confines = tuple(os.path.realpath(t) for t in targets if os.path.lexists(t))
+        found: List[Tuple[str, bool]] = []  # (path, reached through a link)
         for target in targets:
+            if sourcefile.is_virtual(target):
+                if not (self.force_exclude and self.excluded_with_parents(os.path.abspath(target))):
+                    found.append((target, False))
+                continue
             if not os.path.lexists(target):
                 self.problems.append((target, "no such file or directory"))
                 continue
             if os.path.isdir(target):
-                for path in self._walk(target):
-                    key = os.path.abspath(path)
-                    if key not in seen:
-                        seen.add(key)
-                        found.append(path)
+                found.extend(self._walk(target))
             else:
                 if self.force_exclude and self.excluded_with_parents(os.path.abspath(target)):
                     continue
@@ -154,16 +195,13 @@ class Discovery:
                     reason = "broken symbolic link (dangling, or a loop)" if os.path.islink(target) else "not a regular file"
                     self.problems.append((target, reason))
                     continue
-                key = os.path.abspath(target)
-                if key not in seen:
-                    seen.add(key)
-                    found.append(target)
-        return found
+                found.append((target, os.path.islink(target)))
+        return _once_each(found)
 
-    def _walk(self, top: str) -> Iterator[str]:
+    def _walk(self, top: str) -> Iterator[Tuple[str, bool]]:
         visited = set()
         ignores: List[GitIgnore] = self._parent_ignores(top)
-        yield from self._walk_dir(top, ignores, visited)
+        yield from self._walk_dir(top, ignores, visited, os.path.islink(top.rstrip(os.sep) or top))
 
     def _parent_ignores(self, top: str) -> List[GitIgnore]:
         if not self.respect_gitignore:
@@ -190,7 +228,7 @@ class Discovery:
                 verdict = result
         return verdict
 
-    def _walk_dir(self, folder: str, ignores: List[GitIgnore], visited) -> Iterator[str]:
+    def _walk_dir(self, folder: str, ignores: List[GitIgnore], visited, linked: bool) -> Iterator[Tuple[str, bool]]:
         try:
             real = os.path.realpath(folder)
         except OSError:
@@ -208,23 +246,31 @@ class Discovery:
         except OSError as exc:
             self.problems.append((folder, f"cannot list folder: {exc.strerror or exc}"))
             return
+        root, patterns = self._rules_at(os.path.abspath(folder))
         for entry in entries:
             path = os.path.normpath(entry.path)
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
+            is_link = entry.is_symlink()
             if is_dir:
-                if _matches_any(path, self.root, DEFAULT_EXCLUDES) or self.excluded(path):
+                if _matches_any(path, root, DEFAULT_EXCLUDES) or _matches_any(path, root, patterns):
                     continue
                 if self._ignored(path, True, ignores):
                     continue
-                yield from self._walk_dir(path, ignores, visited)
-            elif entry.name.endswith(SUFFIXES):
-                if self.excluded(path) or self._ignored(path, False, ignores):
+                if is_link and not self.inside(path):
+                    self._refuse_link(path)
                     continue
-                if entry.is_symlink() and not os.path.exists(path):
+                yield from self._walk_dir(path, ignores, visited, linked or is_link)
+            elif entry.name.endswith(SUFFIXES):
+                if _matches_any(path, root, patterns) or self._ignored(path, False, ignores):
+                    continue
+                if is_link and not os.path.exists(path):
                     self.problems.append((path, "broken symbolic link (dangling, or a loop)"))
+                    continue
+                if is_link and not self.inside(path):
+                    self._refuse_link(path)
                     continue
                 try:
                     regular = entry.is_file()
@@ -233,7 +279,25 @@ class Discovery:
                 if not regular:
                     self.problems.append((path, "not a regular file (a FIFO, socket or device)"))
                     continue
-                yield path
+                yield path, linked or is_link
+
+
+def _once_each(found: Sequence[Tuple[str, bool]]) -> List[str]:
+    """Each file once, in order of discovery; a file reached directly wins over a link to it."""
+    chosen: Dict[str, Tuple[int, str, bool]] = {}
+    any_link = any(linked for _, linked in found)  # else the paths are their own real paths
+    for index, (path, linked) in enumerate(found):
+        if sourcefile.is_virtual(path) or not any_link:
+            key = os.path.abspath(path)
+        else:
+            try:
+                key = os.path.realpath(path)
+            except (OSError, ValueError):
+                key = os.path.abspath(path)
+        previous = chosen.get(key)
+        if previous is None or (previous[2] and not linked):
+            chosen[key] = (previous[0] if previous else index, path, linked)
+    return [path for _, path, _ in sorted(chosen.values())]
 
 
 def module_name(path: str) -> Tuple[str, bool]:

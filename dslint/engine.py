@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import gc
 import os
 import sys
@@ -20,9 +21,10 @@ from . import noqa, prefilter
 from .analysis.extract import extract
 from .analysis.summary import ModuleSummary
 from .cache import Cache, content_hash
-from .config import Settings
+from .config import Settings, cap_jobs, selects
 from .diagnostics import Finding, Location
 from .discovery import Discovery
+from .plaindata import Codec, records_of
 from .sourcefile import SourceText, Unreadable, decode, read
 
 
@@ -46,6 +48,7 @@ class RunResult:
     files: int = 0
     parsed: int = 0
     sources: Dict[str, SourceText] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)  # what the walk did not follow, and why
 
 
 def unparsable(path: str, reason: str, row: int = 1, column: int = 1) -> Finding:
@@ -122,19 +125,17 @@ def analyze(path: str, force: bool = False) -> Tuple[FileResult, Optional[Source
 
 def analyze_cached(path: str, cache: Optional[Cache], force: bool = False, words: Tuple[bytes, ...] = ()) -> FileResult:
     """analyze(), reusing the cached result of an unchanged file."""
-    if cache is not None:
-        hit = cache.lookup_stat(path)
-        if hit is not None and (hit.summary is not None or hit.error is not None or not force):
-            return hit
+    hit = from_cache(cache, path, force)
+    if hit is not None:
+        return hit
     source = read_source(path)
     if isinstance(source, Unreadable):
         return FileResult(path, error=unparsable(path, source.reason, source.row, source.column))
     digest = content_hash(source.raw)
-    if cache is not None:
-        hit = cache.lookup_hash(path, digest)
-        if hit is not None and (hit.summary is not None or hit.error is not None or not force):
-            cache.store(path, digest, hit)  # refresh the stat part of the key
-            return hit
+    hit = from_cache(cache, path, force, digest)
+    if hit is not None:
+        cache.touch(path)  # refresh the stat part of the key
+        return hit
     result = analyze_source(path, source, force, words)
     result.digest = digest
     return result
@@ -151,8 +152,8 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
     results: Dict[str, FileResult] = {}
     todo: List[str] = []
     for path in files:
-        hit = cache.lookup_stat(path) if cache is not None else None
-        if hit is not None and (hit.summary is not None or hit.error is not None or not force):
+        hit = from_cache(cache, path, force)
+        if hit is not None:
             results[path] = hit
         else:
             todo.append(path)
@@ -166,13 +167,43 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
 
 
 def remember(cache: Optional[Cache], result: FileResult) -> None:
+    """Store ``result`` without its paths: a hit is the same from any working directory."""
     if cache is not None and result.digest:
-        cache.store(result.path, result.digest, dataclasses.replace(result, parsed=False))
+        error = result.error and dataclasses.replace(result.error, path="")
+        head = dataclasses.replace(result, path="", summary=None, error=error, parsed=False)
+        cache.store(result.path, result.digest, head, result.summary)
+
+
+def from_cache(cache: Optional[Cache], path: str, force: bool, digest: Optional[str] = None) -> Optional[FileResult]:
+    """The cached result of an unchanged ``path`` (by stat, or by ``digest``), exactly as an
+    uncached run would compute it now: a file summarised on demand in an earlier run is not
+    summarised up front in this one."""
+    hit = cache.lookup(path, digest) if cache is not None else None
+    if hit is None:
+        return None
+    head = hit.head
+    if not force and head.tier != prefilter.SEED:
+        return dataclasses.replace(head, path=path, error=None)
+    if head.error is not None:
+        return dataclasses.replace(head, path=path, error=dataclasses.replace(head.error, path=path))
+    summary = hit.body()
+    if summary is None:
+        return None
+    return dataclasses.replace(head, path=path, summary=dataclasses.replace(summary, path=path))
+
+
+@functools.lru_cache(maxsize=None)
+def cache_codec() -> Codec:
+    """The classes a cached result is made of: FileResult, summaries, values, findings."""
+    from . import diagnostics
+    from .analysis import summary, values
+
+    return Codec([FileResult, *records_of(summary, values, diagnostics)])
 
 
 def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int, total: int,
                       force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
-    jobs = jobs or os.cpu_count() or 1
+    jobs = cap_jobs(jobs, len(todo))
     if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
         out = []
         for path in todo:
@@ -325,15 +356,16 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
     to that cell; ``cells=False`` keeps them in the rows of the joined text in
     ``result.sources[path]``, which is what a fixer edits (see ``dslint.notebook``).
     """
-    discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, settings.force_exclude)
+    discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, settings.force_exclude,
+                          settings_for=settings.for_folder)
     files = discovery.files(paths)
-    result = RunResult(files=len(files))
-    cache = Cache.open(settings.root, settings_key(settings)) if settings.cache else None
+    result = RunResult(files=len(files), warnings=discovery.warnings)
+    cache = Cache.open(settings.cache_folder, settings.root, settings_key(settings), cache_codec()) if settings.cache else None
     words = seed_words(settings)
     results = analyze_all(files, settings.jobs, cache, progress, words=words)
-    results, findings = check_files(results, settings, paths, settings.enabled_codes(), cache)
+    codes = settings.codes_for(files)
+    results, findings = check_files(results, settings, paths, codes, cache)
     result.parsed = sum(r.parsed for r in results)  # parsed by this run; cache hits say False
-    codes = settings.enabled_codes()
     findings.extend(unparsable(path, reason) for path, reason in discovery.problems)
     for path in sorted({f.path for f in findings if f.code != "DSL001" or f.path.endswith(".ipynb")}):
         source = read_source(path)
@@ -369,16 +401,24 @@ def settings_key(settings: Settings) -> str:
 
 
 def filter_findings(findings, codes, settings: Settings, sources: Dict[str, SourceText]) -> List[Finding]:
-    enabled = set(codes)
+    """The findings ``codes`` and each file's own settings select, less those ``# noqa`` silences."""
+    wanted = set(codes)
+    enabled: Dict[int, Set[str]] = {}
+    exempt: Dict[str, Optional[Set[str]]] = {}
     kept: Dict[tuple, Finding] = {}
     for item in findings:
-        if item.code not in enabled:
+        local = settings.for_file(item.path)
+        if id(local) not in enabled:
+            enabled[id(local)] = set(local.enabled_codes())
+        if item.code not in wanted or item.code not in enabled[id(local)]:
             continue
-        if any(item.code.startswith(c.upper()) for c in settings.ignored_for(item.path)):
+        if selects(local.ignored_for(item.path), item.code):
             continue
         source = sources.get(item.path)
         if source is not None and item.code != "DSL001":
-            if noqa.file_suppressed(source.text) or noqa.suppressed(item.code, source.line(item.row)):
+            if item.path not in exempt:
+                exempt[item.path] = noqa.file_exemption(source.text)
+            if noqa.exempts(exempt[item.path], item.code) or noqa.suppressed(item.code, source.line(item.row)):
                 continue
         kept.setdefault((item.path, item.location, item.code), item)
     return sorted(kept.values(), key=Finding.sort_key)

@@ -19,11 +19,10 @@ import difflib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from .sourcefile import SourceText, Unreadable
+from .sourcefile import SourceText, Unreadable, read_bytes, split_rows
 
 # Rules whose premise does not hold in a notebook: a kernel's ``__main__`` is never
 # re-imported by spawn/forkserver workers, so a main guard neither helps nor is needed.
@@ -48,7 +47,7 @@ def _blank(line: str) -> str:
 
 def python_of_cell(source: str) -> Tuple[List[str], Dict[int, str]]:
     """The cell's lines with IPython syntax blanked, and {0-based row: original line}."""
-    lines = source.splitlines()
+    lines = split_rows(source)
     blanked: Dict[int, str] = {}
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is not None and lines[first].lstrip().startswith("%%"):
@@ -138,6 +137,8 @@ class Notebook:
             raise ValueError(f"notebook is not UTF-8: {exc.reason}") from exc
         except json.JSONDecodeError as exc:
             raise ValueError(f"invalid notebook JSON at line {exc.lineno}: {exc.msg}") from exc
+        except (RecursionError, MemoryError) as exc:
+            raise ValueError("notebook JSON too deeply nested (or too big) to read") from exc
         if not isinstance(data, dict) or not isinstance(data.get("cells", []), list):
             raise ValueError("not a Jupyter notebook (no list of cells)")
         notebook = cls(path, data, raw)
@@ -185,7 +186,7 @@ class Notebook:
         return None, row
 
     def cell_lines(self, cell: int) -> List[str]:
-        return self.sources.get(cell, "").splitlines()
+        return split_rows(self.sources.get(cell, ""))
 
     # writing back ----------------------------------------------------------
     def rebuild(self, new_text: str) -> Dict[int, str]:
@@ -195,8 +196,8 @@ class Notebook:
         replace, and pure insertions to the cell of the line that follows them (a
         statement inserted before another belongs with it). Blanked magics come back.
         """
-        old = self.text.splitlines(keepends=True)
-        new = new_text.splitlines(keepends=True)
+        old = split_rows(self.text, keepends=True)
+        new = split_rows(new_text, keepends=True)
         out: Dict[int, List[str]] = {cell: [] for cell in self.code_cells}
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -244,8 +245,7 @@ class NotebookSource(SourceText):
 def read(path: str):
     """A NotebookSource for ``path``, or an Unreadable saying why not."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_bytes(path)
     except FileNotFoundError:
         return Unreadable(path, "no such file (deleted or a dangling link)")
     except IsADirectoryError:
@@ -259,8 +259,7 @@ def read(path: str):
 
 
 def load(path: str) -> Notebook:
-    with open(path, "rb") as handle:
-        return Notebook.parse(path, handle.read())
+    return Notebook.parse(path, read_bytes(path))
 
 
 # ---------------------------------------------------------------------------
@@ -316,8 +315,7 @@ def write_cells(path: str, new_cell_sources: Mapping[int, str]) -> bool:
     Only the ``source`` of those cells changes; outputs, metadata, key order, indentation,
     escaping and the trailing newline stay as they were. Returns whether the file changed.
     """
-    with open(path, "rb") as handle:
-        raw = handle.read()
+    raw = read_bytes(path)
     data = json.loads(raw.decode("utf-8-sig"))
     layout = layout_of(raw, data)
     cells = data.get("cells", [])
@@ -339,24 +337,21 @@ def write_cells(path: str, new_cell_sources: Mapping[int, str]) -> bool:
     newline = layout.pop("newline")
     text = _dump(data, layout, newline)
     bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
-    _replace(path, bom + text.encode("utf-8"))
+    _replace(path, bom + text.encode("utf-8"), raw)
     return True
 
 
-def _replace(path: str, data: bytes) -> None:
-    """Write atomically: a temporary file beside ``path``, then a rename; keep the mode."""
-    target = os.path.realpath(path)
-    mode = os.stat(target).st_mode & 0o7777
-    fd, temp = tempfile.mkstemp(prefix=".dslint-", suffix=".tmp", dir=os.path.dirname(target) or ".")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(temp, mode)
-        os.replace(temp, target)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+def _replace(path: str, data: bytes, expected: bytes) -> None:
+    """Write atomically, never through a link, keeping mode and owner (``dslint.writing``)."""
+    from .writing import replace_file
+
+    refusal = replace_file(path, data, expected)
+    if refusal is not None:
+        raise NotWritten(refusal)
+
+
+class NotWritten(OSError):
+    """The notebook was left as it is; the message says why."""
 
 
 def write_text(path: str, new_text: str) -> bool:
@@ -364,18 +359,19 @@ def write_text(path: str, new_text: str) -> bool:
     return write_cells(path, load(path).rebuild(new_text))
 
 
-def write_fixed(source: "NotebookSource", new_text: str) -> bool:
+def write_fixed(source: "NotebookSource", new_text: str) -> Optional[str]:
     """For the fixer: write the fixed joined text of ``source`` back into its notebook,
-    unless the file changed since it was read. Returns whether it was written."""
+    unless the file changed since it was read. None when written, else why not."""
     notebook = source.notebook
     try:
-        with open(notebook.path, "rb") as handle:
-            if handle.read() != notebook.raw:
-                return False
-    except OSError:
-        return False
+        if read_bytes(notebook.path) != notebook.raw:
+            return "it changed while dslint was fixing it"
+    except OSError as exc:
+        return f"cannot read it again: {exc.strerror or exc}"
     try:
         write_cells(notebook.path, notebook.rebuild(new_text))
-    except (OSError, ValueError):
-        return False
-    return True
+    except NotWritten as exc:
+        return str(exc)
+    except (OSError, ValueError, IndexError, RecursionError) as exc:
+        return f"cannot write it: {exc}"
+    return None

@@ -3,9 +3,26 @@
 from __future__ import annotations
 
 import io
+import os
+import re
 import tokenize
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Dict, List, Optional
+
+# Python ends a row at \r\n, \r or \n only; str.splitlines() also breaks at form feed,
+# \x1c-\x1e, \x85 and U+2028/2029, which may sit inside strings and comments.
+_ROW_END = re.compile(r"\r\n|\r|\n")
+_ROW = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def split_rows(text: str, keepends: bool = False) -> List[str]:
+    """The rows of ``text`` as Python counts them (like ``splitlines`` for those three ends)."""
+    if keepends:
+        return _ROW.findall(text)
+    rows = _ROW_END.split(text)
+    if rows and rows[-1] == "":
+        rows.pop()
+    return rows
 
 
 @dataclass
@@ -20,7 +37,7 @@ class SourceText:
     @property
     def lines(self) -> List[str]:
         if self._lines is None:
-            self._lines = self.text.splitlines()
+            self._lines = split_rows(self.text)
         return self._lines
 
     def line(self, row: int) -> str:
@@ -62,10 +79,42 @@ def decode(path: str, raw: bytes):
     return SourceText(path, raw, text, encoding)
 
 
+# Files that are not on disk: the text of ``dslint -`` (stdin) under its --stdin-filename.
+_VIRTUAL: Dict[str, bytes] = {}
+
+
+def provide_virtual(path: str, raw: bytes) -> None:
+    """Make ``path`` read as ``raw`` (and fixes to it land here, not on disk)."""
+    _VIRTUAL[os.path.abspath(path)] = raw
+
+
+def is_virtual(path: str) -> bool:
+    return bool(_VIRTUAL) and os.path.abspath(path) in _VIRTUAL
+
+
+def virtual_bytes(path: str) -> bytes:
+    return _VIRTUAL[os.path.abspath(path)]
+
+
+def replace_virtual(path: str, data: bytes, expected: bytes) -> Optional[str]:
+    key = os.path.abspath(path)
+    if _VIRTUAL.get(key) != expected:
+        return "it changed while dslint was fixing it"
+    _VIRTUAL[key] = data
+    return None
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of ``path``: a virtual file's, else the file's on disk (OSError if not)."""
+    if is_virtual(path):
+        return virtual_bytes(path)
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
 def read(path: str):
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_bytes(path)
     except IsADirectoryError:
         return Unreadable(path, "is a directory")
     except FileNotFoundError:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import textwrap
 
+import pytest
+
 from dslint import config, engine
 
 DATASET = textwrap.dedent(
@@ -55,3 +57,199 @@ def test_no_cache_writes_nothing(tmp_path):
     result = lint(tmp_path, cache=False)
     assert [f.code for f in result.findings] == ["DSL103"]
     assert not (tmp_path / ".dslint_cache").exists()
+
+
+# through the real CLI -------------------------------------------------------------------------
+import json  # noqa: E402
+import pickle  # noqa: E402
+
+from .conftest import run_cli  # noqa: E402
+
+HAZARD = (
+    "from torch.utils.data import DataLoader\n\n"
+    "def main(ds):\n"
+    "    return DataLoader(ds, persistent_workers=True)\n"
+)
+
+
+class Payload:
+    """Unpickling this creates ``marker``: proof that the cache ran code."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+def cache_files(folder):
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def concise(result):
+    return sorted(line for line in result.stdout.splitlines() if ": DSL" in line)
+
+
+def test_hostile_pickles_at_every_cache_path_never_run(tmp_path):
+    project = tmp_path / "proj"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pkg" / "bad.py").write_text(HAZARD)
+    (project / "pkg" / "ok.py").write_text("import torch\nx = 1\n")
+    first = run_cli("check", ".", "--output-format", "concise", cwd=project)
+    assert first.returncode == 1 and [line[:20] for line in concise(first)] == ["pkg/bad.py:4:27: DSL"]
+    cache = project / ".dslint_cache"
+    written = cache_files(cache)
+    assert written, "the first run wrote no cache"
+    marker = tmp_path / "PWNED"
+    payload = pickle.dumps(Payload(str(marker)))
+    targets = set(written)
+    for path in written:  # and the names an older, pickling dslint used
+        targets.update({path.with_name(path.name + ".pickle"), path.with_suffix(".pickle"), path.with_suffix(".json")})
+    for path in targets:
+        path.write_bytes(payload)
+    for attempt in range(2):
+        again = run_cli("check", ".", "--output-format", "concise", cwd=project)
+        assert not marker.exists(), "reading the cache executed code"
+        assert again.returncode == 1 and concise(again) == concise(first), again.stderr
+        assert "Traceback" not in again.stderr
+    data = [p for p in cache_files(cache) if p in written and p.name not in (".gitignore", "CACHEDIR.TAG")]
+    assert data and all(p.read_bytes() != payload for p in data), "the hostile cache file was not rewritten"
+    assert all(b"pickle" not in p.read_bytes()[:64] for p in data)
+
+
+def test_forged_cache_hiding_findings_is_not_trusted(tmp_path):
+    # a committed cache file that claims the file is clean: dslint did not write it, so it is ignored
+    (tmp_path / "bad.py").write_text(HAZARD)
+    first = run_cli("check", "bad.py", "--output-format", "concise", cwd=tmp_path)
+    (data,) = [p for p in cache_files(tmp_path / ".dslint_cache") if p.parent.name != ".dslint_cache"]
+    raw = data.read_bytes()
+    forged = raw.replace(b"persistent_workers", b"persistent_workerz")
+    data.write_bytes(raw.split(b"\n", 1)[0] + b"\n" + raw.split(b"\n", 1)[1][:-10])  # truncated: corrupt
+    assert concise(run_cli("check", "bad.py", "--output-format", "concise", cwd=tmp_path)) == concise(first)
+    data.write_bytes(forged)
+    assert concise(run_cli("check", "bad.py", "--output-format", "concise", cwd=tmp_path)) == concise(first)
+
+
+def test_cache_lives_at_project_root_and_results_do_not_depend_on_cwd(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.dslint]\n")
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "bad.py").write_text(HAZARD)
+    top = run_cli("check", "sub", "--output-format", "json", cwd=tmp_path)
+    assert [f["filename"] for f in json.loads(top.stdout)] == ["sub/bad.py"]
+    assert (tmp_path / ".dslint_cache").is_dir() and not (sub / ".dslint_cache").exists()
+    inside = {fmt: run_cli("check", "--output-format", fmt, cwd=sub) for fmt in ("json", "concise", "github", "sarif")}
+    assert [f["filename"] for f in json.loads(inside["json"].stdout)] == ["bad.py"]
+    assert inside["concise"].stdout.startswith("bad.py:4:27: DSL201")
+    assert "file=bad.py," in inside["github"].stdout
+    (result,) = json.loads(inside["sarif"].stdout)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "bad.py"
+    assert not (sub / ".dslint_cache").exists()
+    fixed = run_cli("check", "--fix", cwd=sub)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "persistent_workers" not in (sub / "bad.py").read_text()
+
+
+def test_without_config_the_cache_is_not_put_inside_the_first_path(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "bad.py").write_text(HAZARD)
+    assert run_cli("check", "src", cwd=tmp_path).returncode == 1
+    assert (tmp_path / ".dslint_cache").is_dir() and not (tmp_path / "src" / ".dslint_cache").exists()
+
+
+def test_cache_dir_option_and_environment(tmp_path):
+    (tmp_path / "bad.py").write_text(HAZARD)
+    chosen = tmp_path / "elsewhere"
+    assert run_cli("check", "bad.py", "--cache-dir", str(chosen), cwd=tmp_path).returncode == 1
+    assert cache_files(chosen) and not (tmp_path / ".dslint_cache").exists()
+    env_dir = tmp_path / "from-env"
+    os.environ["DSLINT_CACHE_DIR"] = str(env_dir)
+    try:
+        assert run_cli("check", "bad.py", cwd=tmp_path).returncode == 1
+    finally:
+        del os.environ["DSLINT_CACHE_DIR"]
+    assert cache_files(env_dir) and not (tmp_path / ".dslint_cache").exists()
+
+
+def test_cache_never_written_through_links(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    precious = outside / "precious.txt"
+    precious.write_text("keep me\n")
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "bad.py").write_text(HAZARD)
+    cache = project / ".dslint_cache"
+    cache.mkdir()
+    os.symlink("../../outside/created", cache / ".gitignore")  # dangling
+    os.symlink("../../outside/precious.txt", cache / "CACHEDIR.TAG")
+    result = run_cli("check", ".", "--output-format", "concise", cwd=project)
+    assert result.returncode == 1 and concise(result)[0].startswith("bad.py:4:27: DSL201")
+    assert "running without the cache" in result.stderr
+    assert not (outside / "created").exists()
+    assert precious.read_text() == "keep me\n"
+    assert sorted(p.name for p in cache.iterdir()) == [".gitignore", "CACHEDIR.TAG"]
+    # a linked cache folder receives nothing
+    for link in cache.iterdir():
+        link.unlink()
+    cache.rmdir()
+    elsewhere = outside / "cache"
+    elsewhere.mkdir()
+    os.symlink(elsewhere, cache)
+    result = run_cli("check", ".", "--output-format", "concise", cwd=project)
+    assert result.returncode == 1 and "running without the cache" in result.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_warm_run_reports_what_a_cold_run_does(tmp_path):
+    import shutil
+
+    from .conftest import FIXTURES
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "hazard_repo", repo)
+    cold = run_cli("check", ".", "--output-format", "json", "--no-cache", cwd=repo)
+    first = run_cli("check", ".", "--output-format", "json", cwd=repo)
+    warm = run_cli("check", ".", "--output-format", "json", cwd=repo)
+    assert json.loads(cold.stdout) == json.loads(first.stdout) == json.loads(warm.stdout)
+    assert cold.returncode == warm.returncode == 1
+
+
+def test_every_summary_of_the_fixtures_round_trips_through_plain_data():
+    # a new kind of value in a summary that the codec cannot store would silently make every
+    # run uncached: this test names it instead
+    from dslint.engine import cache_codec, summarise
+    from dslint.sourcefile import read
+
+    from .conftest import FIXTURES
+
+    codec = cache_codec()
+    summarised = 0
+    for path in sorted(FIXTURES.rglob("*.py")):
+        source = read(str(path))
+        if not hasattr(source, "text"):
+            continue
+        result = summarise(str(path), source)
+        if result.summary is None:
+            continue
+        encoded = json.loads(json.dumps(codec.encode(result)))
+        assert codec.decode(encoded) == result, path
+        summarised += 1
+    assert summarised > 20
+
+
+@pytest.mark.parametrize("data", [
+    {"__reduce__": "os.system"},  # a JSON object is never data here
+    [999, 1, 2],  # no such class
+    [0],  # a class with the wrong number of fields
+    [-9, 1],  # no such container
+    [-3, [-2], 1],  # an unhashable key
+    [],  # a container without a tag
+    ["posix.system", "id"],  # a class named by the data is never looked up
+])
+def test_plain_data_that_is_not_an_encoding_is_invalid(data):
+    from dslint.engine import cache_codec
+    from dslint.plaindata import Invalid
+
+    with pytest.raises(Invalid):
+        cache_codec().decode(data)

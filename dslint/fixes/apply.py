@@ -14,7 +14,6 @@ from __future__ import annotations
 import difflib
 import os
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Optional, Sequence, TextIO, Tuple
@@ -22,7 +21,8 @@ from typing import Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 from .. import catalogue, engine
 from ..config import Settings
 from ..diagnostics import Edit, Finding, Fix, Location
-from ..sourcefile import SourceText, Unreadable, read
+from ..sourcefile import SourceText, Unreadable, read, split_rows
+from .. import writing
 from . import combine, dsl101, dsl102, dsl103, dsl104, dsl201, dsl202, dsl301, dsl403
 from .base import Decline, FileContext, FixPlan
 
@@ -129,7 +129,7 @@ def combined(context: FileContext, plans: Sequence[FixPlan]):
 # edits for the reports -------------------------------------------------------------------
 def _offsets(text: str) -> List[int]:
     starts, total = [0], 0
-    for line in text.splitlines(keepends=True):
+    for line in split_rows(text, keepends=True):
         total += len(line)
         starts.append(total)
     return starts
@@ -145,8 +145,8 @@ def _location(starts: List[int], offset: int) -> Location:
 
 def text_edits(old: str, new: str) -> Tuple[Edit, ...]:
     """The changes from ``old`` to ``new`` as minimal edits (1-based rows and columns)."""
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
+    a = split_rows(old, keepends=True)
+    b = split_rows(new, keepends=True)
     starts = _offsets(old)
     edits: List[Edit] = []
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
@@ -213,40 +213,26 @@ def attach(result: engine.RunResult) -> engine.RunResult:
 
 
 # writing ---------------------------------------------------------------------------------
-def write_atomic(path: str, data: bytes, expected: bytes) -> bool:
-    """Replace ``path``'s bytes with ``data`` unless the file changed since it was read."""
-    target = os.path.realpath(path)
-    try:
-        with open(target, "rb") as handle:
-            if handle.read() != expected:
-                return False
-        mode = os.stat(target).st_mode & 0o7777
-    except OSError:
-        return False
-    folder = os.path.dirname(target) or "."
-    fd, temp = tempfile.mkstemp(prefix=".dslint-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, target)
-    except OSError:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        return False
-    return True
+def write_atomic(path: str, data: bytes, expected: bytes) -> Optional[str]:
+    """Replace ``path``'s bytes with ``data`` unless it changed since it was read, is a link,
+    or cannot be written (see ``dslint.writing``): None when written, else why not."""
+    return writing.replace_file(path, data, expected)
 
 
-def _write(path: str, source: SourceText, module) -> bool:
+def _write(path: str, source: SourceText, module) -> Optional[str]:
     if getattr(source, "notebook", None) is not None:  # the joined cells of a .ipynb
         from ..notebook import write_fixed
 
         return write_fixed(source, module.code)
-    return write_atomic(path, module.bytes, source.raw)
+    return write_atomic(path, keep_last_newline(source.raw, module.bytes), source.raw)
+
+
+def keep_last_newline(old: bytes, new: bytes) -> bytes:
+    """LibCST does not see a lone ``\\r`` as the last newline of a CR-only file and drops it;
+    line endings are kept byte for byte, so it comes back."""
+    if old.endswith(b"\r") and not new.endswith((b"\r", b"\n")):
+        return new + b"\r"
+    return new
 
 
 def in_cells(result: engine.RunResult) -> engine.RunResult:
@@ -259,10 +245,13 @@ def _allowed(plan: FixPlan, settings: Settings) -> bool:
     return plan.applicability == "safe" or (plan.applicability == "unsafe" and settings.unsafe_fixes)
 
 
-def fix_round(result: engine.RunResult, settings: Settings, write: bool):
-    """Fix every file of ``result`` once: {path: (old text, new text, Counter of codes)}."""
+def fix_round(result: engine.RunResult, settings: Settings, write: bool, refused: Optional[set] = None):
+    """Fix every file of ``result`` once: {path: (old text, new text, Counter of codes)}.
+    A file that cannot be written is a warning (once per path in ``refused``), never an error."""
     changes: Dict[str, Tuple[str, str, Counter]] = {}
     for path, findings in _by_path(result.findings).items():
+        if refused is not None and path in refused:
+            continue
         source = result.sources.get(path) or read(path)
         if isinstance(source, Unreadable):
             continue
@@ -278,8 +267,12 @@ def fix_round(result: engine.RunResult, settings: Settings, write: bool):
             continue
         applied_ids = {id(p) for p in applied}
         codes = Counter(findings[i].code for i, p in chosen if id(p) in applied_ids)
-        if write and not _write(path, source, module):
-            print(f"dslint: warning: {path} changed while fixing; left as it is", file=sys.stderr)
+        refusal = _write(path, source, module) if write else None
+        if refusal is not None:
+            if refused is None or path not in refused:
+                print(f"dslint: warning: {path}: not fixed: {refusal}", file=sys.stderr)
+            if refused is not None:
+                refused.add(path)
             continue
         changes[path] = (context.module.code, module.code, codes)
     return changes
@@ -289,7 +282,7 @@ def print_diff(changes: Dict[str, Tuple[str, str, Counter]], out: TextIO) -> Non
     for path in sorted(changes):
         old, new, _ = changes[path]
         lines = difflib.unified_diff(
-            old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=path, tofile=path
+            split_rows(old, keepends=True), split_rows(new, keepends=True), fromfile=path, tofile=path
         )
         for line in lines:
             out.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
@@ -323,8 +316,9 @@ def run(paths: Sequence[str], settings: Settings, diff: bool = False, show_fixes
         if show_fixes:
             print_fixes(applied, sys.stderr, "Would fix")
         return in_cells(attach(result)), fixed
+    refused: set = set()
     for _ in range(MAX_ROUNDS):
-        changes = fix_round(result, settings, write=True)
+        changes = fix_round(result, settings, write=True, refused=refused)
         if not changes:
             break
         for path, (_, _, codes) in changes.items():
