@@ -93,6 +93,7 @@ class FileContext:
         self.plans: Dict[Any, "FixPlan"] = {}  # plans shared by findings with the same key
         self.hoists: Dict[int, int] = {}  # functions hoisted before a statement so far
         self.findings: List[Finding] = []  # every finding of the file (DSL101 needs them all)
+        self.memo: Dict[str, Any] = {}  # per-file analyses the planners share
 
     # positions -------------------------------------------------------------------
     def _index(self) -> Dict[Tuple[int, int], List[cst.CSTNode]]:
