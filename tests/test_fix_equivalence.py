@@ -28,7 +28,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 
@@ -52,8 +52,8 @@ def case_names() -> List[str]:
     return sorted(p.name for p in CASES.iterdir() if (p / "case.json").is_file())
 
 
-def run_program(folder: Path, case: dict, args: List[str]) -> str:
-    """What one run shows: its output, and how it ended when it did not end well."""
+def run_program(folder: Path, case: dict, args: List[str]) -> Tuple[str, str]:
+    """What one run shows (its output, and how it ended when it did not end well), and its stderr."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if case.get("torch") != "real":
@@ -65,7 +65,7 @@ def run_program(folder: Path, case: dict, args: List[str]) -> str:
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or [""])[-1]
         shown = f"{shown}\nexit {result.returncode}: {last}".strip()
-    return shown
+    return shown, result.stderr
 
 
 def snapshot(folder: Path) -> Dict[str, bytes]:
@@ -116,7 +116,7 @@ def apply_fix(folder: Path, rule: str, unsafe: bool) -> subprocess.CompletedProc
     return result
 
 
-def outcomes(folder: Path, case: dict) -> Dict[str, str]:
+def outcomes(folder: Path, case: dict) -> Dict[str, Tuple[str, str]]:
     runs = [r["args"] for r in case["runs"]] + [c["args"] for c in case["changes"]]
     return {" ".join(args): run_program(folder, case, args) for args in runs}
 
@@ -129,13 +129,16 @@ def check_case(name: str, tmp_path: Path) -> Dict[str, tuple]:
     before = outcomes(folder, case)
     original = snapshot(folder)
     flakes_before = pyflakes_messages(folder)
+    failed = {run: shown for run, (shown, _) in before.items() if "exit " in shown}
+    expected_failures = {" ".join(r["args"]) for r in case["runs"] if "before_error" in r}
+    assert set(failed) <= expected_failures | {" ".join(c["args"]) for c in case["changes"]}, failed
     labels = offered(folder, rule)
     assert labels, f"{name}: {rule} is not reported"
     if expect == "declined":
         assert labels == [None] * len(labels), f"{name}: a fix is offered ({labels}): {case.get('why')}"
         apply_fix(folder, rule, unsafe=True)
         assert snapshot(folder) == original, f"{name}: --fix --unsafe-fixes changed a file"
-        return {run: (shown, shown) for run, shown in before.items()}
+        return {run: (shown, shown) for run, (shown, _) in before.items()}
     assert set(labels) == {expect}, f"{name}: fixes offered as {labels}, expected {expect}"
     apply_fix(folder, rule, unsafe=False)
     if expect == "unsafe":
@@ -153,18 +156,21 @@ def check_case(name: str, tmp_path: Path) -> Dict[str, tuple]:
     after = outcomes(folder, case)
     for run in case["runs"]:
         key = " ".join(run["args"])
+        (shown_before, stderr_before), (shown_after, stderr_after) = before[key], after[key]
         if "before_error" in run:
-            assert run["before_error"] in before[key], f"{name} [{key}]: the original did not fail as recorded: {before[key]}"
-            assert "exit " not in after[key], f"{name} [{key}]: still fails after the fix: {after[key]}"
+            assert "exit " in shown_before and run["before_error"] in stderr_before, (
+                f"{name} [{key}]: the original did not fail as recorded: {shown_before}")
+            assert "exit " not in shown_after, f"{name} [{key}]: still fails after the fix: {stderr_after}"
         else:
-            assert after[key] == before[key], f"{name} [{key}]: the fix changed the output\n{before[key]}\n---\n{after[key]}"
+            assert shown_after == shown_before, f"{name} [{key}]: the fix changed the output\n{shown_before}\n---\n{shown_after}"
     for change in case["changes"]:
         key = " ".join(change["args"])
         assert expect == "unsafe", f"{name}: a {expect} fix records a change"
-        assert (before[key], after[key]) == (change["before"], change["after"]), (
-            f"{name} [{key}]: the recorded change is not what happens: {before[key]!r} -> {after[key]!r}"
+        observed = (before[key][0], after[key][0])
+        assert observed == (change["before"], change["after"]), (
+            f"{name} [{key}]: the recorded change is not what happens: {observed[0]!r} -> {observed[1]!r}"
         )
-    return {run: (before[run], after[run]) for run in before}
+    return {run: (before[run][0], after[run][0]) for run in before}
 
 
 @pytest.mark.parametrize("name", case_names())

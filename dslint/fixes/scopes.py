@@ -10,7 +10,7 @@ the module's names unknowable, and which identifiers a class body mangles.
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Iterator, List, Optional, Set
+from typing import Iterator, List, Optional, Set
 
 FUNCTION_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -115,6 +115,11 @@ def declared(scope: ast.AST, kind) -> Set[str]:
     return {n for node in own_children(scope) if isinstance(node, kind) for n in node.names}
 
 
+def declared_anywhere(node: ast.AST, kind) -> Set[str]:
+    """Names a ``global`` (or ``nonlocal``) statement anywhere in ``node`` declares."""
+    return {n for child in ast.walk(node) if isinstance(child, kind) for n in child.names}
+
+
 def loaded_in(scope: ast.AST) -> Set[str]:
     return {n.id for n in own_children(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
@@ -179,7 +184,7 @@ def module_bindings(tree: ast.Module) -> dict:
     def bind(name: str, node: ast.AST) -> None:
         found.setdefault(name, []).append(node)
 
-    for statement in _module_statements(tree.body):
+    for statement in tree.body:
         for node in _binding_walk(statement):
             if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 bind(node.id, statement)
@@ -194,10 +199,6 @@ def module_bindings(tree: ast.Module) -> dict:
             for name in node.names:
                 bind(name, node)
     return found
-
-
-def _module_statements(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
-    yield from body
 
 
 def _binding_walk(statement: ast.AST) -> Iterator[ast.AST]:
