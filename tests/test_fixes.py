@@ -318,3 +318,132 @@ def test_text_edits_are_minimal():
     assert (edit.location.row, edit.location.column) == (1, 8)
     assert (edit.end_location.row, edit.end_location.column) == (1, 16)
     assert edit.content == ""
+
+
+DSL103_LAYOUTS = {
+    "import-block": '''\
+        """Frames of a clip."""
+        import os
+
+        import cv2
+        from torch.utils.data import DataLoader, Dataset
+
+        try:
+            import lmdb
+        except ImportError:
+            lmdb = None
+        import json
+
+        __all__ = ["Frames"]
+
+
+        class Frames(Dataset):
+            def __len__(self):
+                return 4
+
+            def __getitem__(self, index):
+                return json.dumps(cv2.imread(os.path.join("clips", str(index)))), lmdb
+
+
+        def make():
+            return DataLoader(Frames(), batch_size=2, num_workers=2)
+        ''',
+    "alias-and-code-after": '''\
+        import cv2 as cv
+        from torch.utils.data import DataLoader, Dataset
+        SIZE = 4
+
+
+        class Frames(Dataset):
+            def __len__(self):
+                return SIZE
+
+            def __getitem__(self, index):
+                return cv.imread(str(index))
+
+
+        loader = DataLoader(Frames(), num_workers=2)
+        ''',
+    "inside-try": '''\
+        from torch.utils.data import DataLoader, Dataset
+
+        try:
+            import cv2
+            import numpy as np
+        except ImportError:
+            cv2 = np = None
+
+
+        class Frames(Dataset):
+            def __len__(self):
+                return 4
+
+            def __getitem__(self, index):
+                return np.asarray(cv2.imread(str(index)))
+
+
+        def make():
+            return DataLoader(Frames(), num_workers=2)
+        ''',
+    "from-import": '''\
+        from cv2 import IMREAD_COLOR, imread
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Frames(Dataset):
+            def __len__(self):
+                return 4
+
+            def __getitem__(self, index):
+                import cv2
+
+                return cv2.flip(imread(str(index), IMREAD_COLOR), 0)
+
+
+        def make():
+            return DataLoader(Frames(), num_workers=2)
+        ''',
+}
+
+
+def _style_messages(tmp_path, name):
+    """flake8's E/W/F messages and, when ruff is installed, ruff's E402 and I001."""
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "E,W,F",
+                             "--max-line-length", "120", name], cwd=tmp_path, capture_output=True, text=True)
+    found = [line.split(":", 3)[-1].strip() for line in flake8.stdout.splitlines()]
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if os.path.exists(ruff):
+        checked = subprocess.run([ruff, "check", "--isolated", "--select", "E402,I001", "--output-format", "concise",
+                                  name], cwd=tmp_path, capture_output=True, text=True)
+        found += [line.split(":", 3)[-1].strip() for line in checked.stdout.splitlines() if name in line]
+    return found
+
+
+@pytest.mark.parametrize("layout", sorted(DSL103_LAYOUTS))
+def test_dsl103_fix_keeps_flake8_and_ruff_quiet(layout, tmp_path):
+    source = textwrap.dedent(DSL103_LAYOUTS[layout])
+    path = tmp_path / "frames.py"
+    path.write_text(source, encoding="utf-8")
+    before = _style_messages(tmp_path, "frames.py")
+    result = run_cli("check", "--no-cache", "--fix", "--select", "DSL103", "frames.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    after = path.read_text(encoding="utf-8")
+    assert "setNumThreads(0)" in after and after != source
+    new = [message for message in _style_messages(tmp_path, "frames.py") if message not in before]
+    assert new == [], after
+
+
+def test_dsl103_call_follows_the_whole_import_block(tmp_path):
+    path = tmp_path / "frames.py"
+    path.write_text(textwrap.dedent(DSL103_LAYOUTS["import-block"]), encoding="utf-8")
+    run_cli("check", "--no-cache", "--fix", "--select", "DSL103", "frames.py", cwd=tmp_path)
+    assert "import json\n\ncv2.setNumThreads(0)\n\n__all__" in path.read_text(encoding="utf-8")
+
+
+def test_ruff_is_used_when_installed():
+    """The style test above runs ruff whenever it is importable in this environment."""
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if not os.path.exists(ruff):
+        pytest.skip("ruff is not installed")
+    version = subprocess.run([ruff, "--version"], capture_output=True, text=True)
+    assert version.returncode == 0
