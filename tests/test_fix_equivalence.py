@@ -103,15 +103,15 @@ def prepare(name: str, tmp_path: Path) -> Path:
     return folder
 
 
-def offered(folder: Path, rule: str) -> List[Optional[str]]:
-    """The applicability of the fix of each finding of ``rule`` (None: no fix)."""
-    findings = lint_json("--select", rule, ".", cwd=folder)
-    return [f["fix"]["applicability"] if f["fix"] else None for f in findings if f["code"] == rule]
+def offered(folder: Path, select: str) -> List[Optional[str]]:
+    """The applicability of the fix of each finding of the ``select``ed rules (None: no fix)."""
+    findings = lint_json("--select", select, ".", cwd=folder)
+    return [f["fix"]["applicability"] if f["fix"] else None for f in findings if f["code"] in select.split(",")]
 
 
-def apply_fix(folder: Path, rule: str, unsafe: bool) -> subprocess.CompletedProcess:
+def apply_fix(folder: Path, select: str, unsafe: bool) -> subprocess.CompletedProcess:
     flags = ["--fix", "--unsafe-fixes"] if unsafe else ["--fix"]
-    result = run_cli("check", "--no-cache", *flags, "--select", rule, ".", cwd=folder)
+    result = run_cli("check", "--no-cache", *flags, "--select", select, ".", cwd=folder)
     assert result.returncode in (0, 1), result.stderr
     return result
 
@@ -125,6 +125,7 @@ def check_case(name: str, tmp_path: Path) -> Dict[str, tuple]:
     """Run one case end to end; returns {run: (before, after)} for the table."""
     case = load_case(name)
     rule, expect = case["rule"], case["expect"]
+    select = case.get("select", rule)
     folder = prepare(name, tmp_path)
     before = outcomes(folder, case)
     original = snapshot(folder)
@@ -136,14 +137,14 @@ def check_case(name: str, tmp_path: Path) -> Dict[str, tuple]:
     assert labels, f"{name}: {rule} is not reported"
     if expect == "declined":
         assert labels == [None] * len(labels), f"{name}: a fix is offered ({labels}): {case.get('why')}"
-        apply_fix(folder, rule, unsafe=True)
+        apply_fix(folder, select, unsafe=True)
         assert snapshot(folder) == original, f"{name}: --fix --unsafe-fixes changed a file"
         return {run: (shown, shown) for run, (shown, _) in before.items()}
     assert set(labels) == {expect}, f"{name}: fixes offered as {labels}, expected {expect}"
-    apply_fix(folder, rule, unsafe=False)
+    apply_fix(folder, select, unsafe=False)
     if expect == "unsafe":
         assert snapshot(folder) == original, f"{name}: --fix applied an unsafe fix"
-        apply_fix(folder, rule, unsafe=True)
+        apply_fix(folder, select, unsafe=True)
     fixed = snapshot(folder)
     assert fixed != original, f"{name}: the fix changed nothing"
     for path, data in fixed.items():
@@ -152,7 +153,7 @@ def check_case(name: str, tmp_path: Path) -> Dict[str, tuple]:
     for path, messages in flakes_after.items():
         new = sorted(set(messages) - set(flakes_before.get(path, [])))
         assert not new, f"{name}: the fix adds pyflakes messages to {path}: {new}"
-    assert offered(folder, rule) == [], f"{name}: {rule} is still reported after the fix"
+    assert offered(folder, select) == [], f"{name}: {select} is still reported after the fix"
     after = outcomes(folder, case)
     for run in case["runs"]:
         key = " ".join(run["args"])
@@ -161,6 +162,7 @@ def check_case(name: str, tmp_path: Path) -> Dict[str, tuple]:
             assert "exit " in shown_before and run["before_error"] in stderr_before, (
                 f"{name} [{key}]: the original did not fail as recorded: {shown_before}")
             assert "exit " not in shown_after, f"{name} [{key}]: still fails after the fix: {stderr_after}"
+            assert shown_after == run.get("after", shown_after), f"{name} [{key}]: prints {shown_after!r} after the fix"
         else:
             assert shown_after == shown_before, f"{name} [{key}]: the fix changed the output\n{shown_before}\n---\n{shown_after}"
     for change in case["changes"]:
