@@ -12,6 +12,7 @@ import dataclasses
 import os
 import sys
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -37,6 +38,23 @@ class FileResult:
 
 
 PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
+
+# Texts that stand in for files while fixes are planned in memory (``dslint.fixes.apply``
+# runs its rounds this way so that ``--diff`` shows exactly what ``--fix`` writes). They
+# never touch the cache, which describes the files on disk.
+_OVERLAY: Dict[str, SourceText] = {}
+
+
+@contextmanager
+def overlay(sources: Dict[str, SourceText]):
+    """Lint with ``sources`` read in place of the files at their paths."""
+    saved = dict(_OVERLAY)
+    _OVERLAY.update(sources)
+    try:
+        yield
+    finally:
+        _OVERLAY.clear()
+        _OVERLAY.update(saved)
 
 
 @dataclass
@@ -105,6 +123,8 @@ def analyze_source(path: str, source: SourceText, force: bool = False, words: Tu
 
 def read_source(path: str):
     """The text to lint: the file's, or for a notebook the joined Python of its code cells."""
+    if path in _OVERLAY:
+        return _OVERLAY[path]
     if path.endswith(".ipynb"):
         from . import notebook
 
@@ -121,6 +141,8 @@ def analyze(path: str, force: bool = False) -> Tuple[FileResult, Optional[Source
 
 def analyze_cached(path: str, cache: Optional[Cache], force: bool = False, words: Tuple[bytes, ...] = ()) -> FileResult:
     """analyze(), reusing the cached result of an unchanged file."""
+    if path in _OVERLAY:
+        cache = None
     if cache is not None:
         hit = cache.lookup_stat(path)
         if hit is not None and (hit.summary is not None or hit.error is not None or not force):
@@ -150,7 +172,7 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
     results: Dict[str, FileResult] = {}
     todo: List[str] = []
     for path in files:
-        hit = cache.lookup_stat(path) if cache is not None else None
+        hit = cache.lookup_stat(path) if cache is not None and path not in _OVERLAY else None
         if hit is not None and (hit.summary is not None or hit.error is not None or not force):
             results[path] = hit
         else:
@@ -165,14 +187,17 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
 
 
 def remember(cache: Optional[Cache], result: FileResult) -> None:
-    if cache is not None and result.digest:
+    if cache is not None and result.digest and result.path not in _OVERLAY:
         cache.store(result.path, result.digest, dataclasses.replace(result, parsed=False))
 
 
 def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int, total: int,
                       force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
     jobs = jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
+    import multiprocessing
+
+    forks = "fork" in multiprocessing.get_all_start_methods()
+    if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD or (_OVERLAY and not forks):  # only fork carries the overlay
         out = []
         for path in todo:
             out.append(analyze_cached(path, None, force, words))
@@ -181,9 +206,8 @@ def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int,
                 progress(done, total)
         return out
     import concurrent.futures
-    import multiprocessing
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    method = "fork" if forks else None
     context = multiprocessing.get_context(method)
     chunk = max(16, len(todo) // (jobs * 4))
     chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]

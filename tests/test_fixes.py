@@ -447,3 +447,32 @@ def test_ruff_is_used_when_installed():
         pytest.skip("ruff is not installed")
     version = subprocess.run([ruff, "--version"], capture_output=True, text=True)
     assert version.returncode == 0
+
+
+def _written_diff(before, after) -> str:
+    """The unified diff, in dslint's format, of what a fix wrote."""
+    import difflib
+
+    out = []
+    for name in sorted(after):
+        if before.get(name) == after[name]:
+            continue
+        old = before[name].decode("utf-8").splitlines(keepends=True)
+        new = after[name].decode("utf-8").splitlines(keepends=True)
+        for line in difflib.unified_diff(old, new, fromfile=name, tofile=name):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+@pytest.mark.parametrize("tree", ["hazard_repo", "fix_equivalence/cases/d202_with_d201_same_call"])
+def test_diff_shows_exactly_what_fix_writes(tree, tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / tree, repo)
+    before = _snapshot(repo)
+    diff = run_cli("check", "--no-cache", "--diff", "--unsafe-fixes", "--show-fixes", ".", cwd=repo)
+    assert _snapshot(repo) == before
+    fix = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "--show-fixes", ".", cwd=repo)
+    assert fix.returncode in (0, 1), fix.stderr
+    assert diff.stdout == _written_diff(before, _snapshot(repo)) != ""
+    would = [line for line in diff.stderr.splitlines() if line.startswith("Would fix ")][0]
+    assert would.replace("Would fix", "Fixed").rstrip(":.") == fix.stdout.splitlines()[0].rstrip(":")
