@@ -33,6 +33,37 @@ def _page_cases():
             yield pytest.param(page.stem, example["code"], fixed, id=f"{page.stem}-{number + 1}")
 
 
+LABELS = ("safe", "unsafe", "no-fix")
+
+
+def _labelled_cases():
+    for page in sorted(RULES.glob("DSL*.md")):
+        if page.stem not in FIXABLE:
+            continue
+        for number, example in enumerate(rule_pages.examples(page.read_text(encoding="utf-8"))):
+            labels = [t for t in example["tags"] if t in LABELS]
+            if example["kind"] == "bad" and labels:
+                yield pytest.param(page.stem, example["code"], labels[0], id=f"{page.stem}-{number + 1}-{labels[0]}")
+
+
+def test_pages_label_their_fix_safety_examples():
+    labelled = {(code, label) for code, _, label in (p.values for p in _labelled_cases())}
+    for code in FIXABLE:
+        assert {label for c, label in labelled if c == code}, f"{code}.md labels none of its bad examples"
+
+
+@pytest.mark.parametrize("code,bad,label", list(_labelled_cases()))
+def test_page_example_fix_is_offered_as_labelled(code, bad, label, tmp_path):
+    (tmp_path / "example.py").write_text(bad, encoding="utf-8")
+    findings = [f for f in lint_json("--select", code, "example.py", cwd=tmp_path) if f["code"] == code]
+    assert findings, f"{code}: the example is not reported"
+    offered = {f["fix"]["applicability"] if f["fix"] else "no-fix" for f in findings}
+    assert offered == {label}, f"{code}: the page says {label}, the fix is offered as {offered}"
+    if label == "no-fix":
+        _fix("--select", code, "example.py", cwd=tmp_path)
+        assert (tmp_path / "example.py").read_text(encoding="utf-8") == bad
+
+
 def _fix(*args: str, cwd) -> subprocess.CompletedProcess:
     return run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", *args, cwd=cwd)
 
@@ -283,7 +314,7 @@ def test_dsl102_closure_is_unsafe_and_uses_partial(tmp_path):
     assert "1 more fixable with `--fix --unsafe-fixes`" in safe_only.stdout
     _fix("closure.py", cwd=tmp_path)
     after = path.read_text(encoding="utf-8")
-    assert after.startswith("import functools\nimport torch\n")
+    assert after.startswith("import functools\n\nimport torch\n")  # a section of its own, as isort has it
     assert "def collate_fn_2(batch, pad):\n    return [pad for _ in batch]\n" in after
     assert "collate_fn=functools.partial(collate_fn_2, pad=pad))" in after
     namespace = {}
@@ -292,6 +323,30 @@ def test_dsl102_closure_is_unsafe_and_uses_partial(tmp_path):
     import pickle
 
     assert pickle.loads(pickle.dumps(loader.collate_fn.keywords)) == {"pad": 7}
+
+
+@pytest.mark.parametrize("imports,expected", [
+    ("import os\nimport sys\n\nimport torch\n", "import functools\nimport os\nimport sys\n\nimport torch\n"),
+    ("import argparse\n\nimport torch\n", "import argparse\nimport functools\n\nimport torch\n"),
+    ("from pathlib import Path\n\nimport torch\n", "import functools\nfrom pathlib import Path\n\nimport torch\n"),
+])
+def test_functools_import_goes_where_isort_puts_it(imports, expected, tmp_path):
+    source = imports + textwrap.dedent(
+        """\
+        from torch.utils.data import DataLoader
+
+
+        def make(ds, pad=0):
+            return DataLoader(ds, num_workers=2, collate_fn=lambda batch: [pad, batch, os, sys, Path])
+        """
+    ).replace(", os, sys, Path", "".join(f", {n}" for n in ("os", "sys", "Path") if n in imports))
+    path = tmp_path / "loaders.py"
+    path.write_text(source, encoding="utf-8")
+    before = _style_messages(tmp_path, "loaders.py")
+    _fix("--select", "DSL102", "loaders.py", cwd=tmp_path)
+    after = path.read_text(encoding="utf-8")
+    assert after.startswith(expected), after
+    assert [m for m in _style_messages(tmp_path, "loaders.py") if m not in before] == []
 
 
 def test_unparseable_result_is_never_written(tmp_path):

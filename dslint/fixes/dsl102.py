@@ -55,8 +55,6 @@ def _callable(ctx: FileContext, item: Finding) -> CallableArg:
     kind = item.fact("kind")
     if kind not in ("lambda", "nested function", "nested class"):
         raise Decline("not a lambda or a nested definition")
-    if item.fact("role") == "dataset attribute":
-        raise Decline("stored by the dataset, not handed over")
     definition = item.fact("definition")
     return CallableArg(item.fact("role"), kind, item.fact("name"), finding_span(item),
                        tuple(item.fact("free_vars", ())), Span(*definition) if definition else None)
@@ -204,36 +202,69 @@ def functools_partial(ctx: FileContext, fix: FixPlan, container: cst.BaseStateme
             for alias in node.names:
                 if alias.name == "partial":
                     return alias.asname or "partial"
-    if "functools" in module_bound_names(ctx.tree):
+    if "functools" in module_bound_names(ctx.tree) | _global_reads(ctx):
         raise Decline("the name functools is taken")
-    body = ctx.module.body
-    first_import = None
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine) and all(
-            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
-        ):
-            if not any(
-                isinstance(s, cst.ImportFrom) and isinstance(s.module, cst.Name) and s.module.value == "__future__"
-                for s in stmt.body
-            ):
-                first_import = stmt
-                break
     module = ctx.module
 
     def build():
         return [cst.parse_statement("import functools\n", config=module.config_for_parsing)]
 
-    if first_import is not None:
-        fix.requires[("import", "functools")] = ("before", first_import, build)
-    else:
-        start = docstring_count(body)
-        while start < len(body) and _is_future(body[start]):
-            start += 1
-        if start:
-            fix.requires[("import", "functools")] = ("after", body[start - 1], build)
-        else:
-            fix.requires[("import", "functools")] = ("before", body[0], build)
+    fix.requires[("import", "functools")] = (*_functools_place(module.body), build)
     return "functools.partial"
+
+
+STDLIB_FALLBACK = frozenset({
+    "abc", "argparse", "ast", "collections", "contextlib", "copy", "csv", "dataclasses", "datetime", "enum",
+    "functools", "glob", "hashlib", "io", "itertools", "json", "logging", "math", "multiprocessing", "os",
+    "pathlib", "pickle", "random", "re", "shutil", "signal", "socket", "string", "struct", "subprocess", "sys",
+    "tempfile", "threading", "time", "traceback", "typing", "uuid", "warnings", "zipfile",
+})
+
+
+def _stdlib(name: str) -> bool:
+    import sys
+
+    return name.split(".")[0] in getattr(sys, "stdlib_module_names", STDLIB_FALLBACK)
+
+
+def _import_module(stmt: cst.BaseStatement):
+    """("import" | "from", module name) of a one-statement import line, else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Import) and len(small.names) == 1:
+        return "import", small.names[0].evaluated_name
+    if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
+        return "from", cst.helpers.get_full_name_for_node(small.module)
+    return None
+
+
+def _functools_place(body: Sequence[cst.BaseStatement]):
+    """(mode, anchor) for ``import functools`` where isort puts it: among the module's
+    standard-library ``import x`` lines in order, else before its first standard-library
+    ``from`` import, else as a section of its own before the first import."""
+    start = docstring_count(body)
+    while start < len(body) and _is_future(body[start]):
+        start += 1
+    block = []
+    for stmt in body[start:]:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom))
+                                                                  for s in stmt.body)):
+            break
+        block.append(stmt)
+    if not block:
+        return ("after", body[start - 1]) if start else ("section", body[0])
+    stdlib = [(stmt, _import_module(stmt)) for stmt in block]
+    stdlib = [(stmt, kind, name) for stmt, found in stdlib if found for kind, name in [found] if _stdlib(name)]
+    plain = [(stmt, name) for stmt, kind, name in stdlib if kind == "import"]
+    for stmt, name in plain:
+        if name.lower() > "functools":
+            return "before", stmt
+    if plain:
+        return "after", plain[-1][0]
+    if stdlib:
+        return "before", stdlib[0][0]
+    return "section", block[0]
 
 
 def _is_future(stmt: cst.BaseStatement) -> bool:
