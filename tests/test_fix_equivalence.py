@@ -149,6 +149,7 @@ def check_case(name: str, tmp_path: Path) -> Dict[str, tuple]:
     assert fixed != original, f"{name}: the fix changed nothing"
     for path, data in fixed.items():
         compile(data, path, "exec")
+        assert b"global " not in data or b"global " in original.get(path, b""), f"{name}: the fix wrote `global`"
     flakes_after = pyflakes_messages(folder)
     for path, messages in flakes_after.items():
         new = sorted(set(messages) - set(flakes_before.get(path, [])))

@@ -423,6 +423,8 @@ def _plan_def(ctx: FileContext, arg: CallableArg) -> FixPlan:
     if free and _references_in_function(outer_ast, name) != 1:
         raise Decline("the nested def is used elsewhere in its function")
     handover = ctx.node_for(arg.span, cst.Name) if free else None
+    if handover is not None and (handover.value != name or outer not in set(ctx.ancestors(handover))):
+        raise Decline("handed over outside its function, where its variables cannot be passed")
     container = ctx.top_statement(definition)
     ctx.reserved.add(name)
     fix = FixPlan(CODE, f"Move `{name}` to module level", "unsafe" if free else "safe", key=key)
