@@ -21,9 +21,11 @@ exits 1 when a check fails.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,7 +36,8 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_SOURCES = (Path("~/.cache/dslint-corpus/src").expanduser(), HERE.parent.parent / "shared" / "training-repos" / "src")
+SHARED = next((p / "shared" for p in HERE.parents if (p / "shared" / "training-repos").is_dir()), HERE / "shared")
+DEFAULT_SOURCES = (Path("~/.cache/dslint-corpus/src").expanduser(), SHARED / "training-repos" / "src")
 
 
 def snapshot(root: Path) -> Dict[str, bytes]:
@@ -59,8 +62,6 @@ def compiles(data: bytes, name: str) -> bool:
 def name_problems(data: bytes, name: str) -> Counter:
     """pyflakes' messages for one file, as (kind, arguments) without line numbers."""
     from pyflakes import checker
-
-    import ast
 
     try:
         tree = ast.parse(data, filename=name)
@@ -100,6 +101,12 @@ def written_diff(before: Dict[str, bytes], after: Dict[str, bytes]) -> str:
     return "".join(out)
 
 
+def python_blocks(diff: str) -> str:
+    """The parts of a ``--diff`` about .py files (a notebook's diff is of its joined code)."""
+    blocks = re.split(r"(?m)^(?=--- )", diff)
+    return "".join(b for b in blocks if b.startswith("--- ") and b.split("\n", 1)[0].endswith(".py"))
+
+
 def check_source(source: Path, keep: bool) -> Tuple[dict, List[Tuple[str, str]]]:
     work = Path(tempfile.mkdtemp(prefix="dslint-fix-corpus-"))
     root = work / "src"
@@ -125,7 +132,7 @@ def check_source(source: Path, keep: bool) -> Tuple[dict, List[Tuple[str, str]]]
             _, t_fix = dslint(root / project, "--fix", "--unsafe-fixes", ".")
             figures["time fix"] += t_fix
             after = snapshot(root / project)
-            if diff.stdout != written_diff(ahead, after):
+            if python_blocks(diff.stdout) != written_diff(ahead, after):
                 failures.append(("--diff differs from what --fix wrote", project))
             remaining, _ = dslint(root / project, "--output-format", "json", ".")
             left = json.loads(remaining.stdout)
@@ -165,9 +172,9 @@ def main(argv: List[str]) -> int:
     if not sources:
         print("no corpus: run ../shared/corpus/fetch.sh first, or name a folder", file=sys.stderr)
         return 2
-    try:
-        import pyflakes  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("pyflakes") is None:
         print("the bench needs pyflakes: pip install pyflakes", file=sys.stderr)
         return 2
     failed = False

@@ -35,7 +35,6 @@ from .dsl102 import module_bound_names
 CODE = "DSL101"
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-INTROSPECTION = {"locals", "globals", "vars", "exec", "eval"}
 
 
 def is_main_guard(stmt: cst.BaseStatement) -> bool:
