@@ -132,7 +132,7 @@ def check_source(source: Path, keep: bool) -> Tuple[dict, List[Tuple[str, str]]]
             _, t_fix = dslint(root / project, "--fix", "--unsafe-fixes", ".")
             figures["time fix"] += t_fix
             after = snapshot(root / project)
-            if python_blocks(diff.stdout) != written_diff(ahead, after):
+            if python_blocks(diff.stdout) != written_diff(ahead, after).replace("\r\n", "\n"):  # stdout read as text
                 failures.append(("--diff differs from what --fix wrote", project))
             remaining, _ = dslint(root / project, "--output-format", "json", ".")
             left = json.loads(remaining.stdout)
