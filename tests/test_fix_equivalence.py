@@ -202,9 +202,11 @@ def _table() -> None:  # pragma: no cover - a report for people
                 status = "ok"
             except AssertionError as exc:
                 runs, status = {}, f"FAILED: {str(exc).splitlines()[0]}"
-        changed = [r for r, (b, a) in runs.items() if b != a]
-        print(f"{case['rule']}  {case['expect']:<9} {name:<40} {status}"
-              + (f"  (changes in: {', '.join(changed)})" if changed else ""))
+        fixed = {" ".join(r["args"]) or "(no args)" for r in case["runs"] if "before_error" in r}
+        changed = [r or "(no args)" for r, (b, a) in runs.items() if b != a and (r or "(no args)") not in fixed]
+        notes = [f"error gone: {', '.join(sorted(fixed))}"] if fixed else []
+        notes += [f"behaviour changes: {', '.join(changed)}"] if changed else []
+        print(f"{case['rule']}  {case['expect']:<9} {name:<34} {status}  {'; '.join(notes)}")
 
 
 if __name__ == "__main__":  # pragma: no cover
