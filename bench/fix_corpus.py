@@ -1,21 +1,31 @@
-"""Run ``dslint check --fix --unsafe-fixes`` over a copy of the real corpus and check the bars.
+"""Run ``dslint check --fix --unsafe-fixes`` over a copy of real code and check the bars.
 
-    python bench/fix_corpus.py [CORPUS_SRC] [--keep]
+    python bench/fix_corpus.py [SOURCE ...] [--keep]
 
-CORPUS_SRC defaults to ~/.cache/dslint-corpus/src (fetched by ../shared/corpus/fetch.sh).
-The corpus is copied to a temporary folder; the original is never touched. Checks:
+SOURCE defaults to the library corpus (~/.cache/dslint-corpus/src, fetched by
+../shared/corpus/fetch.sh) and the training repositories (../shared/training-repos/src)
+when they are there. Each source is copied to a temporary folder; the original is never
+touched. Every top-level folder of a source is linted as its own project. Checks:
 
 1. every file that compiled before still compiles after the fix;
-2. every file without a finding before is byte-identical after;
-3. a second ``--fix --unsafe-fixes`` run changes nothing (idempotent).
+2. no file gains a pyflakes name problem (undefined name, unused import or variable,
+   redefinition, ...): pyflakes before and after, per file, messages compared without
+   their line numbers;
+3. every file without a finding before is byte-identical after;
+4. ``--diff`` printed exactly what ``--fix`` then wrote;
+5. a second ``--fix --unsafe-fixes`` changes nothing (idempotent).
 
-Prints the figures and exits 1 when a check fails.
+Needs pyflakes (``pip install pyflakes``; flake8 brings it). Prints the figures and
+exits 1 when a check fails.
 """
 
 from __future__ import annotations
 
+import ast
+import difflib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +33,11 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
+
+HERE = Path(__file__).resolve().parent
+SHARED = next((p / "shared" for p in HERE.parents if (p / "shared" / "training-repos").is_dir()), HERE / "shared")
+DEFAULT_SOURCES = (Path("~/.cache/dslint-corpus/src").expanduser(), SHARED / "training-repos" / "src")
 
 
 def snapshot(root: Path) -> Dict[str, bytes]:
@@ -45,71 +59,144 @@ def compiles(data: bytes, name: str) -> bool:
         return False
 
 
-def dslint(root: Path, *args: str):
+def name_problems(data: bytes, name: str) -> Counter:
+    """pyflakes' messages for one file, as (kind, arguments) without line numbers."""
+    from pyflakes import checker
+
+    try:
+        tree = ast.parse(data, filename=name)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return Counter()
+    found = checker.Checker(tree, filename=name)
+    return Counter((type(m).__name__, str(m.message_args)) for m in found.messages)
+
+
+def dslint(root: Path, *args: str) -> Tuple[subprocess.CompletedProcess, float]:
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-m", "dslint", "check", "--no-cache", "--exit-zero", "--output-format", "json", *args, "."],
+        [sys.executable, "-m", "dslint", "check", "--no-cache", "--exit-zero", *args],
         cwd=root, capture_output=True, text=True,
     )
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         sys.stderr.write(result.stderr[-3000:])
         raise SystemExit(f"dslint failed with exit code {result.returncode}")
-    return json.loads(result.stdout), elapsed, result.stderr
+    return result, elapsed
 
 
-def main(argv: List[str]) -> int:
-    keep = "--keep" in argv
-    argv = [a for a in argv if a != "--keep"]
-    source = Path(argv[0] if argv else os.path.expanduser("~/.cache/dslint-corpus/src"))
-    if not source.is_dir():
-        print(f"no corpus at {source}: run ../shared/corpus/fetch.sh first", file=sys.stderr)
-        return 2
+def projects(root: Path) -> List[str]:
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def written_diff(before: Dict[str, bytes], after: Dict[str, bytes]) -> str:
+    out = []
+    for name in sorted(after):
+        if before.get(name) == after[name]:
+            continue
+        shown = name
+        old = before[name].decode("utf-8", "replace").splitlines(keepends=True)
+        new = after[name].decode("utf-8", "replace").splitlines(keepends=True)
+        for line in difflib.unified_diff(old, new, fromfile=shown, tofile=shown):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def python_blocks(diff: str) -> str:
+    """The parts of a ``--diff`` about .py files (a notebook's diff is of its joined code)."""
+    blocks = re.split(r"(?m)^(?=--- )", diff)
+    return "".join(b for b in blocks if b.startswith("--- ") and b.split("\n", 1)[0].endswith(".py"))
+
+
+def check_source(source: Path, keep: bool) -> Tuple[dict, List[Tuple[str, str]]]:
     work = Path(tempfile.mkdtemp(prefix="dslint-fix-corpus-"))
     root = work / "src"
     shutil.copytree(source, root, symlinks=True)
+    figures: dict = Counter()
+    failures: List[Tuple[str, str]] = []
+    fixable: Counter = Counter()
     try:
         before = snapshot(root)
-        parsed_before = {name for name, data in before.items() if compiles(data, name)}
-        findings, t_lint, _ = dslint(root)
-        with_findings = {os.path.normpath(f["filename"]) for f in findings}
-        fixable = Counter((f["code"], f["fix"]["applicability"]) for f in findings if f["fix"])
-
-        _, t_fix, _ = dslint(root, "--fix", "--unsafe-fixes")
-        after = snapshot(root)
-        remaining, _, _ = dslint(root)
-        changed = sorted(name for name in before if after.get(name) != before[name])
-        broken = sorted(name for name in parsed_before if not compiles(after.get(name, b""), name))
-        touched_clean = sorted(name for name in changed if os.path.normpath(name) not in with_findings)
-
-        _, t_fix2, _ = dslint(root, "--fix", "--unsafe-fixes")
-        again = snapshot(root)
-        not_idempotent = sorted(name for name in after if again.get(name) != after[name])
-
-        fixed_total = sum(fixable.values())
-        print(f"corpus                      {source}")
-        print(f"python files                {len(before)}")
-        print(f"compiled before             {len(parsed_before)}")
-        print(f"findings before             {len(findings)} in {len(with_findings)} files")
+        figures["python files"] = len(before)
+        compiled = {name for name, data in before.items() if compiles(data, name)}
+        figures["compiled before"] = len(compiled)
+        for project in projects(root):
+            report, t_check = dslint(root / project, "--output-format", "json", ".")
+            findings = json.loads(report.stdout)
+            figures["findings before"] += len(findings)
+            figures["time check"] += t_check
+            with_findings = {os.path.normpath(os.path.join(project, f["filename"])) for f in findings}
+            figures["files with findings"] += len(with_findings)
+            fixable.update((f["code"], f["fix"]["applicability"]) for f in findings if f["fix"])
+            ahead = snapshot(root / project)
+            diff, _ = dslint(root / project, "--diff", "--unsafe-fixes", ".")
+            _, t_fix = dslint(root / project, "--fix", "--unsafe-fixes", ".")
+            figures["time fix"] += t_fix
+            after = snapshot(root / project)
+            if python_blocks(diff.stdout) != written_diff(ahead, after).replace("\r\n", "\n"):  # stdout read as text
+                failures.append(("--diff differs from what --fix wrote", project))
+            remaining, _ = dslint(root / project, "--output-format", "json", ".")
+            left = json.loads(remaining.stdout)
+            figures["findings after"] += len(left)
+            figures["still fixable after"] += sum(1 for f in left if f["fix"])
+            _, t_again = dslint(root / project, "--fix", "--unsafe-fixes", ".")
+            figures["time second fix"] += t_again
+            again = snapshot(root / project)
+            for name in sorted(after):
+                full = os.path.join(project, name)
+                if again.get(name) != after[name]:
+                    failures.append(("not idempotent", full))
+                if after[name] == ahead.get(name):
+                    continue
+                figures["files changed"] += 1
+                if full not in with_findings:
+                    failures.append(("changed without a finding", full))
+                if full in compiled and not compiles(after[name], full):
+                    failures.append(("stopped compiling", full))
+                    continue
+                new = name_problems(after[name], full) - name_problems(ahead.get(name, b""), full)
+                for (kind, args), count in sorted(new.items()):
+                    failures.append((f"new pyflakes {kind} {args} x{count}", full))
         for (code, applicability), count in sorted(fixable.items()):
-            print(f"  fixable {code} ({applicability}){'':<6}{count}")
-        print(f"fixable findings            {fixed_total}")
-        print(f"findings after --fix        {len(remaining)} ({sum(1 for f in remaining if f['fix'])} still fixable)")
-        print(f"files changed by --fix      {len(changed)}")
-        print(f"time: check {t_lint:.1f}s, --fix {t_fix:.1f}s, second --fix {t_fix2:.1f}s")
-        print(f"CHECK compiled before -> compiles after:   {'ok' if not broken else f'FAILED {len(broken)}'}")
-        print(f"CHECK files without findings unchanged:    {'ok' if not touched_clean else f'FAILED {len(touched_clean)}'}")
-        print(f"CHECK second run changes nothing:          {'ok' if not not_idempotent else f'FAILED {len(not_idempotent)}'}")
-        for label, names in (("broken", broken), ("touched without findings", touched_clean),
-                             ("not idempotent", not_idempotent)):
-            for name in names[:20]:
-                print(f"  {label}: {name}")
-        return 1 if broken or touched_clean or not_idempotent else 0
+            figures[f"fixable {code} ({applicability})"] = count
+        return figures, failures
     finally:
         if keep:
             print(f"kept the fixed copy in {root}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv: List[str]) -> int:
+    keep = "--keep" in argv
+    sources = [Path(a) for a in argv if a != "--keep"] or [s for s in DEFAULT_SOURCES if s.is_dir()]
+    if not sources:
+        print("no corpus: run ../shared/corpus/fetch.sh first, or name a folder", file=sys.stderr)
+        return 2
+    import importlib.util
+
+    if importlib.util.find_spec("pyflakes") is None:
+        print("the bench needs pyflakes: pip install pyflakes", file=sys.stderr)
+        return 2
+    failed = False
+    for source in sources:
+        figures, failures = check_source(source, keep)
+        print(f"== {source}")
+        for key, value in figures.items():
+            print(f"{key:<34} {value:.1f}s" if key.startswith("time") else f"{key:<34} {value}")
+        checks = {
+            "compiled before -> compiles after": "stopped compiling",
+            "no new pyflakes name problem": "new pyflakes",
+            "files without findings unchanged": "changed without a finding",
+            "--diff is what --fix wrote": "--diff differs",
+            "second run changes nothing": "not idempotent",
+        }
+        for label, prefix in checks.items():
+            bad = [f for f in failures if f[0].startswith(prefix)]
+            print(f"CHECK {label:<34} {'ok' if not bad else f'FAILED {len(bad)}'}")
+        for reason, name in failures[:40]:
+            print(f"  {reason}: {name}")
+        failed |= bool(failures)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

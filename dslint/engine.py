@@ -14,6 +14,7 @@ import gc
 import os
 import sys
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -40,6 +41,23 @@ class FileResult:
 
 
 PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
+
+# Texts that stand in for files while fixes are planned in memory (``dslint.fixes.apply``
+# runs its rounds this way so that ``--diff`` shows exactly what ``--fix`` writes). They
+# never touch the cache, which describes the files on disk.
+_OVERLAY: Dict[str, SourceText] = {}
+
+
+@contextmanager
+def overlay(sources: Dict[str, SourceText]):
+    """Lint with ``sources`` read in place of the files at their paths."""
+    saved = dict(_OVERLAY)
+    _OVERLAY.update(sources)
+    try:
+        yield
+    finally:
+        _OVERLAY.clear()
+        _OVERLAY.update(saved)
 
 
 @dataclass
@@ -109,6 +127,8 @@ def analyze_source(path: str, source: SourceText, force: bool = False, words: Tu
 
 def read_source(path: str):
     """The text to lint: the file's, or for a notebook the joined Python of its code cells."""
+    if path in _OVERLAY:
+        return _OVERLAY[path]
     if path.endswith(".ipynb"):
         from . import notebook
 
@@ -168,7 +188,7 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
 
 def remember(cache: Optional[Cache], result: FileResult) -> None:
     """Store ``result`` without its paths: a hit is the same from any working directory."""
-    if cache is not None and result.digest:
+    if cache is not None and result.digest and result.path not in _OVERLAY:  # the cache describes files on disk
         error = result.error and dataclasses.replace(result.error, path="")
         head = dataclasses.replace(result, path="", summary=None, error=error, parsed=False)
         cache.store(result.path, result.digest, head, result.summary)
@@ -178,7 +198,7 @@ def from_cache(cache: Optional[Cache], path: str, force: bool, digest: Optional[
     """The cached result of an unchanged ``path`` (by stat, or by ``digest``), exactly as an
     uncached run would compute it now: a file summarised on demand in an earlier run is not
     summarised up front in this one."""
-    hit = cache.lookup(path, digest) if cache is not None else None
+    hit = cache.lookup(path, digest) if cache is not None and path not in _OVERLAY else None
     if hit is None:
         return None
     head = hit.head
@@ -204,7 +224,10 @@ def cache_codec() -> Codec:
 def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int, total: int,
                       force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
     jobs = cap_jobs(jobs, len(todo))
-    if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD:
+    import multiprocessing
+
+    forks = "fork" in multiprocessing.get_all_start_methods()
+    if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD or (_OVERLAY and not forks):  # only fork carries the overlay
         out = []
         for path in todo:
             out.append(analyze_cached(path, None, force, words))
@@ -213,9 +236,8 @@ def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int,
                 progress(done, total)
         return out
     import concurrent.futures
-    import multiprocessing
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    method = "fork" if forks else None
     context = multiprocessing.get_context(method)
     chunk = max(16, len(todo) // (jobs * 4))
     chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]

@@ -309,13 +309,13 @@ def _as_source(old: Any, new: str) -> Any:
     return new
 
 
-def write_cells(path: str, new_cell_sources: Mapping[int, str]) -> bool:
-    """Replace the sources of the given cells (1-based numbers) and write the notebook back.
+def with_cells(path: str, raw: bytes, new_cell_sources: Mapping[int, str]) -> Optional[bytes]:
+    """The notebook ``raw`` with the sources of the given cells (1-based numbers) replaced,
+    or None when nothing changes.
 
     Only the ``source`` of those cells changes; outputs, metadata, key order, indentation,
-    escaping and the trailing newline stay as they were. Returns whether the file changed.
+    escaping and the trailing newline stay as they were.
     """
-    raw = read_bytes(path)
     data = json.loads(raw.decode("utf-8-sig"))
     layout = layout_of(raw, data)
     cells = data.get("cells", [])
@@ -333,11 +333,21 @@ def write_cells(path: str, new_cell_sources: Mapping[int, str]) -> bool:
         cell["source"] = _as_source(old, source)
         changed = True
     if not changed:
-        return False
+        return None
     newline = layout.pop("newline")
     text = _dump(data, layout, newline)
     bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
-    _replace(path, bom + text.encode("utf-8"), raw)
+    return bom + text.encode("utf-8")
+
+
+def write_cells(path: str, new_cell_sources: Mapping[int, str]) -> bool:
+    """Replace the sources of the given cells and write the notebook back (see ``with_cells``).
+    Returns whether the file changed."""
+    raw = read_bytes(path)
+    data = with_cells(path, raw, new_cell_sources)
+    if data is None:
+        return False
+    _replace(path, data, raw)
     return True
 
 
@@ -357,6 +367,13 @@ class NotWritten(OSError):
 def write_text(path: str, new_text: str) -> bool:
     """Write an edited joined text (as ``NotebookSource.text`` was) back into its cells."""
     return write_cells(path, load(path).rebuild(new_text))
+
+
+def fixed(source: "NotebookSource", new_text: str) -> "NotebookSource":
+    """The notebook ``source`` would be once its joined text is ``new_text`` (nothing written)."""
+    notebook = source.notebook
+    data = with_cells(notebook.path, notebook.raw, notebook.rebuild(new_text))
+    return source if data is None else NotebookSource(Notebook.parse(notebook.path, data))
 
 
 def write_fixed(source: "NotebookSource", new_text: str) -> Optional[str]:

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 SEARCH = (os.path.join(_HERE, "rules"), os.path.join(os.path.dirname(_HERE), "rules"))
-BLOCK = re.compile(r"^```python (bad|good|fixed)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+BLOCK = re.compile(r"^```python (bad|good|fixed)([^\n]*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def page_path(code: str) -> Optional[str]:
@@ -28,5 +28,7 @@ def page(code: str) -> Optional[str]:
 
 
 def examples(text: str) -> List[Dict[str, str]]:
-    """The executable examples of a page, in order: [{"kind": bad|good|fixed, "code": ...}]."""
-    return [{"kind": m.group(1), "code": m.group(2)} for m in BLOCK.finditer(text)]
+    """The executable examples of a page, in order: [{"kind": bad|good|fixed, "code": ...,
+    "tags": words after the kind}]. A bad example tagged ``safe``, ``unsafe`` or ``no-fix``
+    says how its fix is offered (``no-fix``: declined)."""
+    return [{"kind": m.group(1), "tags": m.group(2).split(), "code": m.group(3)} for m in BLOCK.finditer(text)]

@@ -33,6 +33,37 @@ def _page_cases():
             yield pytest.param(page.stem, example["code"], fixed, id=f"{page.stem}-{number + 1}")
 
 
+LABELS = ("safe", "unsafe", "no-fix")
+
+
+def _labelled_cases():
+    for page in sorted(RULES.glob("DSL*.md")):
+        if page.stem not in FIXABLE:
+            continue
+        for number, example in enumerate(rule_pages.examples(page.read_text(encoding="utf-8"))):
+            labels = [t for t in example["tags"] if t in LABELS]
+            if example["kind"] == "bad" and labels:
+                yield pytest.param(page.stem, example["code"], labels[0], id=f"{page.stem}-{number + 1}-{labels[0]}")
+
+
+def test_pages_label_their_fix_safety_examples():
+    labelled = {(code, label) for code, _, label in (p.values for p in _labelled_cases())}
+    for code in FIXABLE:
+        assert {label for c, label in labelled if c == code}, f"{code}.md labels none of its bad examples"
+
+
+@pytest.mark.parametrize("code,bad,label", list(_labelled_cases()))
+def test_page_example_fix_is_offered_as_labelled(code, bad, label, tmp_path):
+    (tmp_path / "example.py").write_text(bad, encoding="utf-8")
+    findings = [f for f in lint_json("--select", code, "example.py", cwd=tmp_path) if f["code"] == code]
+    assert findings, f"{code}: the example is not reported"
+    offered = {f["fix"]["applicability"] if f["fix"] else "no-fix" for f in findings}
+    assert offered == {label}, f"{code}: the page says {label}, the fix is offered as {offered}"
+    if label == "no-fix":
+        _fix("--select", code, "example.py", cwd=tmp_path)
+        assert (tmp_path / "example.py").read_text(encoding="utf-8") == bad
+
+
 def _fix(*args: str, cwd) -> subprocess.CompletedProcess:
     return run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", *args, cwd=cwd)
 
@@ -283,7 +314,7 @@ def test_dsl102_closure_is_unsafe_and_uses_partial(tmp_path):
     assert "1 more fixable with `--fix --unsafe-fixes`" in safe_only.stdout
     _fix("closure.py", cwd=tmp_path)
     after = path.read_text(encoding="utf-8")
-    assert after.startswith("import functools\nimport torch\n")
+    assert after.startswith("import functools\n\nimport torch\n")  # a section of its own, as isort has it
     assert "def collate_fn_2(batch, pad):\n    return [pad for _ in batch]\n" in after
     assert "collate_fn=functools.partial(collate_fn_2, pad=pad))" in after
     namespace = {}
@@ -292,6 +323,30 @@ def test_dsl102_closure_is_unsafe_and_uses_partial(tmp_path):
     import pickle
 
     assert pickle.loads(pickle.dumps(loader.collate_fn.keywords)) == {"pad": 7}
+
+
+@pytest.mark.parametrize("imports,expected", [
+    ("import os\nimport sys\n\nimport torch\n", "import functools\nimport os\nimport sys\n\nimport torch\n"),
+    ("import argparse\n\nimport torch\n", "import argparse\nimport functools\n\nimport torch\n"),
+    ("from pathlib import Path\n\nimport torch\n", "import functools\nfrom pathlib import Path\n\nimport torch\n"),
+])
+def test_functools_import_goes_where_isort_puts_it(imports, expected, tmp_path):
+    source = imports + textwrap.dedent(
+        """\
+        from torch.utils.data import DataLoader
+
+
+        def make(ds, pad=0):
+            return DataLoader(ds, num_workers=2, collate_fn=lambda batch: [pad, batch, os, sys, Path])
+        """
+    ).replace(", os, sys, Path", "".join(f", {n}" for n in ("os", "sys", "Path") if n in imports))
+    path = tmp_path / "loaders.py"
+    path.write_text(source, encoding="utf-8")
+    before = _style_messages(tmp_path, "loaders.py")
+    _fix("--select", "DSL102", "loaders.py", cwd=tmp_path)
+    after = path.read_text(encoding="utf-8")
+    assert after.startswith(expected), after
+    assert [m for m in _style_messages(tmp_path, "loaders.py") if m not in before] == []
 
 
 def test_unparseable_result_is_never_written(tmp_path):
@@ -318,3 +373,161 @@ def test_text_edits_are_minimal():
     assert (edit.location.row, edit.location.column) == (1, 8)
     assert (edit.end_location.row, edit.end_location.column) == (1, 16)
     assert edit.content == ""
+
+
+DSL103_LAYOUTS = {
+    "import-block": '''\
+        """Frames of a clip."""
+        import os
+
+        import cv2
+        from torch.utils.data import DataLoader, Dataset
+
+        try:
+            import lmdb
+        except ImportError:
+            lmdb = None
+        import json
+
+        __all__ = ["Frames"]
+
+
+        class Frames(Dataset):
+            def __len__(self):
+                return 4
+
+            def __getitem__(self, index):
+                return json.dumps(cv2.imread(os.path.join("clips", str(index)))), lmdb
+
+
+        def make():
+            return DataLoader(Frames(), batch_size=2, num_workers=2)
+        ''',
+    "alias-and-code-after": '''\
+        import cv2 as cv
+        from torch.utils.data import DataLoader, Dataset
+        SIZE = 4
+
+
+        class Frames(Dataset):
+            def __len__(self):
+                return SIZE
+
+            def __getitem__(self, index):
+                return cv.imread(str(index))
+
+
+        loader = DataLoader(Frames(), num_workers=2)
+        ''',
+    "inside-try": '''\
+        from torch.utils.data import DataLoader, Dataset
+
+        try:
+            import cv2
+            import numpy as np
+        except ImportError:
+            cv2 = np = None
+
+
+        class Frames(Dataset):
+            def __len__(self):
+                return 4
+
+            def __getitem__(self, index):
+                return np.asarray(cv2.imread(str(index)))
+
+
+        def make():
+            return DataLoader(Frames(), num_workers=2)
+        ''',
+    "from-import": '''\
+        from cv2 import IMREAD_COLOR, imread
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Frames(Dataset):
+            def __len__(self):
+                return 4
+
+            def __getitem__(self, index):
+                import cv2
+
+                return cv2.flip(imread(str(index), IMREAD_COLOR), 0)
+
+
+        def make():
+            return DataLoader(Frames(), num_workers=2)
+        ''',
+}
+
+
+def _style_messages(tmp_path, name):
+    """flake8's E/W/F messages and, when ruff is installed, ruff's E402 and I001."""
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "E,W,F",
+                             "--max-line-length", "120", name], cwd=tmp_path, capture_output=True, text=True)
+    found = [line.split(":", 3)[-1].strip() for line in flake8.stdout.splitlines()]
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if os.path.exists(ruff):
+        checked = subprocess.run([ruff, "check", "--isolated", "--select", "E402,I001", "--output-format", "concise",
+                                  name], cwd=tmp_path, capture_output=True, text=True)
+        found += [line.split(":", 3)[-1].strip() for line in checked.stdout.splitlines() if name in line]
+    return found
+
+
+@pytest.mark.parametrize("layout", sorted(DSL103_LAYOUTS))
+def test_dsl103_fix_keeps_flake8_and_ruff_quiet(layout, tmp_path):
+    source = textwrap.dedent(DSL103_LAYOUTS[layout])
+    path = tmp_path / "frames.py"
+    path.write_text(source, encoding="utf-8")
+    before = _style_messages(tmp_path, "frames.py")
+    result = run_cli("check", "--no-cache", "--fix", "--select", "DSL103", "frames.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    after = path.read_text(encoding="utf-8")
+    assert "setNumThreads(0)" in after and after != source
+    new = [message for message in _style_messages(tmp_path, "frames.py") if message not in before]
+    assert new == [], after
+
+
+def test_dsl103_call_follows_the_whole_import_block(tmp_path):
+    path = tmp_path / "frames.py"
+    path.write_text(textwrap.dedent(DSL103_LAYOUTS["import-block"]), encoding="utf-8")
+    run_cli("check", "--no-cache", "--fix", "--select", "DSL103", "frames.py", cwd=tmp_path)
+    assert "import json\n\ncv2.setNumThreads(0)\n\n__all__" in path.read_text(encoding="utf-8")
+
+
+def test_ruff_is_used_when_installed():
+    """The style test above runs ruff whenever it is importable in this environment."""
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if not os.path.exists(ruff):
+        pytest.skip("ruff is not installed")
+    version = subprocess.run([ruff, "--version"], capture_output=True, text=True)
+    assert version.returncode == 0
+
+
+def _written_diff(before, after) -> str:
+    """The unified diff, in dslint's format, of what a fix wrote."""
+    import difflib
+
+    out = []
+    for name in sorted(after):
+        if before.get(name) == after[name]:
+            continue
+        old = before[name].decode("utf-8").splitlines(keepends=True)
+        new = after[name].decode("utf-8").splitlines(keepends=True)
+        for line in difflib.unified_diff(old, new, fromfile=name, tofile=name):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+@pytest.mark.parametrize("tree", ["hazard_repo", "fix_equivalence/cases/d202_with_d201_same_call"])
+def test_diff_shows_exactly_what_fix_writes(tree, tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / tree, repo)
+    before = _snapshot(repo)
+    diff = run_cli("check", "--no-cache", "--diff", "--unsafe-fixes", "--show-fixes", ".", cwd=repo)
+    assert _snapshot(repo) == before
+    fix = run_cli("check", "--no-cache", "--fix", "--unsafe-fixes", "--show-fixes", ".", cwd=repo)
+    assert fix.returncode in (0, 1), fix.stderr
+    assert diff.stdout == _written_diff(before, _snapshot(repo)) != ""
+    would = [line for line in diff.stderr.splitlines() if line.startswith("Would fix ")][0]
+    assert would.replace("Would fix", "Fixed").rstrip(":.") == fix.stdout.splitlines()[0].rstrip(":")

@@ -2,11 +2,12 @@
 
 Per file: the findings that have a fix are planned against one LibCST tree (see
 ``base``), all plans are applied in one transformer pass, and the result is written only
-if it compiles. Writes are atomic (a temporary file in the same folder, then
-``os.replace``) and keep the encoding (LibCST prints the bytes in the file's own encoding,
-BOM included), the newline style and the permissions. After writing, the paths are
-linted again until nothing more changes (at most ``MAX_ROUNDS`` times), and the findings
-that remain are returned.
+if it compiles. The fixed texts are linted again, in memory, until nothing more changes
+(at most ``MAX_ROUNDS`` rounds); only then is anything written, so ``--diff`` prints
+exactly what ``--fix`` writes. Writes are atomic (a temporary file in the same folder,
+then ``os.replace``) and keep the encoding (LibCST prints the bytes in the file's own
+encoding, BOM included), the newline style and the permissions. The findings that remain
+are returned.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 from .. import catalogue, engine
 from ..config import Settings
 from ..diagnostics import Edit, Finding, Fix, Location
-from ..sourcefile import SourceText, Unreadable, read, split_rows
+from ..sourcefile import SourceText, Unreadable, decode, split_rows
 from .. import writing
 from . import combine, dsl101, dsl102, dsl103, dsl104, dsl201, dsl202, dsl301, dsl403
 from .base import Decline, FileContext, FixPlan
@@ -203,7 +204,7 @@ def attach(result: engine.RunResult) -> engine.RunResult:
         return result
     fixed: Dict[Tuple[str, Location, str], Finding] = {}
     for path, findings in grouped.items():
-        source = result.sources.get(path) or read(path)
+        source = result.sources.get(path) or engine.read_source(path)
         if isinstance(source, Unreadable):
             continue
         for item in with_fixes(plan_file(path, source, findings)):
@@ -219,12 +220,15 @@ def write_atomic(path: str, data: bytes, expected: bytes) -> Optional[str]:
     return writing.replace_file(path, data, expected)
 
 
-def _write(path: str, source: SourceText, module) -> Optional[str]:
-    if getattr(source, "notebook", None) is not None:  # the joined cells of a .ipynb
-        from ..notebook import write_fixed
+def file_bytes(source: SourceText) -> bytes:
+    """The bytes of the file ``source`` stands for (a notebook's JSON, not its joined code)."""
+    notebook = getattr(source, "notebook", None)
+    return notebook.raw if notebook is not None else source.raw
 
-        return write_fixed(source, module.code)
-    return write_atomic(path, keep_last_newline(source.raw, module.bytes), source.raw)
+
+def _write(path: str, original: SourceText, final: SourceText) -> Optional[str]:
+    """Write the fixed file: None when written, else why not (a link, read-only, changed)."""
+    return write_atomic(path, file_bytes(final), file_bytes(original))
 
 
 def keep_last_newline(old: bytes, new: bytes) -> bytes:
@@ -245,14 +249,20 @@ def _allowed(plan: FixPlan, settings: Settings) -> bool:
     return plan.applicability == "safe" or (plan.applicability == "unsafe" and settings.unsafe_fixes)
 
 
-def fix_round(result: engine.RunResult, settings: Settings, write: bool, refused: Optional[set] = None):
-    """Fix every file of ``result`` once: {path: (old text, new text, Counter of codes)}.
-    A file that cannot be written is a warning (once per path in ``refused``), never an error."""
-    changes: Dict[str, Tuple[str, str, Counter]] = {}
+def _fixed_source(source: SourceText, module) -> SourceText:
+    """What ``source`` reads as once ``module`` is written in its place."""
+    if getattr(source, "notebook", None) is not None:  # the joined cells of a .ipynb
+        from ..notebook import fixed
+
+        return fixed(source, module.code)
+    return decode(source.path, keep_last_newline(source.raw, module.bytes))
+
+
+def fix_round(result: engine.RunResult, settings: Settings) -> Dict[str, Tuple[SourceText, SourceText, Counter]]:
+    """Fix every file of ``result`` once, in memory: {path: (source, fixed source, Counter of codes)}."""
+    changes: Dict[str, Tuple[SourceText, SourceText, Counter]] = {}
     for path, findings in _by_path(result.findings).items():
-        if refused is not None and path in refused:
-            continue
-        source = result.sources.get(path) or read(path)
+        source = result.sources.get(path) or engine.read_source(path)
         if isinstance(source, Unreadable):
             continue
         file_plan = plan_file(path, source, findings)
@@ -265,22 +275,53 @@ def fix_round(result: engine.RunResult, settings: Settings, write: bool, refused
         module, applied = combined(context, [p for _, p in chosen])
         if module is None or module.code == context.module.code:
             continue
+        fixed = _fixed_source(source, module)
+        if isinstance(fixed, Unreadable):
+            continue
         applied_ids = {id(p) for p in applied}
         codes = Counter(findings[i].code for i, p in chosen if id(p) in applied_ids)
-        refusal = _write(path, source, module) if write else None
-        if refusal is not None:
-            if refused is None or path not in refused:
-                print(f"dslint: warning: {path}: not fixed: {refusal}", file=sys.stderr)
-            if refused is not None:
-                refused.add(path)
-            continue
-        changes[path] = (context.module.code, module.code, codes)
+        changes[path] = (source, fixed, codes)
     return changes
 
 
-def print_diff(changes: Dict[str, Tuple[str, str, Counter]], out: TextIO) -> None:
-    for path in sorted(changes):
-        old, new, _ = changes[path]
+@dataclass
+class Rounds:
+    """A run's fixes, planned in memory round after round exactly as ``--fix`` writes them."""
+
+    first: engine.RunResult  # the lint before any fix
+    last: engine.RunResult  # the lint of the fixed texts
+    originals: Dict[str, SourceText] = field(default_factory=dict)  # as first read
+    fixed: Dict[str, SourceText] = field(default_factory=dict)  # after the last round
+    applied: Dict[str, Counter] = field(default_factory=dict)
+    count: int = 0  # rounds that changed something
+
+    def changed(self) -> List[str]:
+        return sorted(p for p, s in self.fixed.items() if file_bytes(s) != file_bytes(self.originals[p]))
+
+
+def plan_rounds(paths: Sequence[str], settings: Settings) -> Rounds:
+    """Lint, fix in memory, lint the fixed texts again, until nothing changes (``MAX_ROUNDS``):
+    fixes that could not share one pass, and findings a fix uncovers, get their turn."""
+    result = engine.run(paths, settings, cells=False)
+    rounds = Rounds(result, result)
+    for _ in range(MAX_ROUNDS):
+        with engine.overlay(rounds.fixed):
+            changes = fix_round(rounds.last, settings)
+        if not changes:
+            break
+        rounds.count += 1
+        for path, (before, after, codes) in changes.items():
+            rounds.originals.setdefault(path, before)
+            rounds.fixed[path] = after
+            rounds.applied.setdefault(path, Counter()).update(codes)
+        with engine.overlay(rounds.fixed):
+            rounds.last = engine.run(paths, settings, cells=False)
+    return rounds
+
+
+def print_diff(rounds: Rounds, out: TextIO) -> None:
+    for path in rounds.changed():
+        old, new = rounds.originals[path].text, rounds.fixed[path].text
         lines = difflib.unified_diff(
             split_rows(old, keepends=True), split_rows(new, keepends=True), fromfile=path, tofile=path
         )
@@ -303,28 +344,25 @@ def print_fixes(applied: Dict[str, Counter], out: TextIO, verb: str = "Fixed") -
 
 def run(paths: Sequence[str], settings: Settings, diff: bool = False, show_fixes: bool = False,
         out: Optional[TextIO] = None) -> Tuple[engine.RunResult, int]:
-    """Fix (or, with ``diff``, show the fixes of) ``paths``: (remaining findings, number fixed)."""
+    """Fix (or, with ``diff``, show the fixes of) ``paths``: (remaining findings, number fixed).
+
+    Both plan every round in memory first, so the diff is exactly what ``--fix`` writes."""
     out = out or sys.stdout
-    result = engine.run(paths, settings, cells=False)
-    applied: Dict[str, Counter] = {}
+    rounds = plan_rounds(paths, settings)
+    applied = {path: rounds.applied[path] for path in rounds.changed()}
     if diff:
-        changes = fix_round(result, settings, write=False)
-        print_diff(changes, sys.stdout)
-        for path, (_, _, codes) in changes.items():
-            applied[path] = codes
-        fixed = sum(sum(c.values()) for c in applied.values())
+        print_diff(rounds, sys.stdout)
         if show_fixes:
             print_fixes(applied, sys.stderr, "Would fix")
-        return in_cells(attach(result)), fixed
-    refused: set = set()
-    for _ in range(MAX_ROUNDS):
-        changes = fix_round(result, settings, write=True, refused=refused)
-        if not changes:
-            break
-        for path, (_, _, codes) in changes.items():
-            applied.setdefault(path, Counter()).update(codes)
-        result = engine.run(paths, settings, cells=False)
-    fixed = sum(sum(c.values()) for c in applied.values())
+        return in_cells(attach(rounds.first)), sum(sum(c.values()) for c in applied.values())
+    written: Dict[str, Counter] = {}
+    for path in sorted(applied):
+        refusal = _write(path, rounds.originals[path], rounds.fixed[path])
+        if refusal is None:
+            written[path] = applied[path]
+        else:
+            print(f"dslint: warning: {path}: not fixed: {refusal}", file=sys.stderr)
+    result = rounds.last if len(written) == len(applied) else engine.run(paths, settings, cells=False)
     if show_fixes:
-        print_fixes(applied, out)
-    return in_cells(attach(result)), fixed
+        print_fixes(written, out)
+    return in_cells(attach(result)), sum(sum(c.values()) for c in written.values())

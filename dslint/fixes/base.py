@@ -70,10 +70,6 @@ class FixPlan:
         self.keep_alive.append(stmt)
 
 
-def span_key(span: Span) -> Tuple[int, int, int, int]:
-    return (span.row, span.col, span.end_row, span.end_col)
-
-
 class FileContext:
     """One file's source, ast, LibCST tree, positions and parents, and its summary."""
 
@@ -93,6 +89,7 @@ class FileContext:
         self.plans: Dict[Any, "FixPlan"] = {}  # plans shared by findings with the same key
         self.hoists: Dict[int, int] = {}  # functions hoisted before a statement so far
         self.findings: List[Finding] = []  # every finding of the file (DSL101 needs them all)
+        self.memo: Dict[str, Any] = {}  # per-file analyses the planners share
 
     # positions -------------------------------------------------------------------
     def _index(self) -> Dict[Tuple[int, int], List[cst.CSTNode]]:
@@ -217,12 +214,6 @@ def parse_statement(code: str, module: cst.Module) -> cst.BaseStatement:
 
 def parse_expression(code: str, module: cst.Module) -> cst.BaseExpression:
     return cst.parse_expression(code, config=module.config_for_parsing)
-
-
-def body_of(block: cst.BaseSuite) -> List[cst.BaseStatement]:
-    if isinstance(block, cst.IndentedBlock):
-        return list(block.body)
-    raise Decline("one-line suite")
 
 
 def docstring_count(body: Sequence[cst.BaseStatement]) -> int:

@@ -38,14 +38,16 @@ class Combiner(cst.CSTTransformer):
         for mode, anchor, build in required.values():
             if mode == "after":
                 self.after.setdefault(id(anchor), []).append(build)
-            else:
-                header = list(anchor.leading_lines)
-                self.before.setdefault(id(anchor), []).append(
-                    lambda build=build, header=header: [build()[0].with_changes(leading_lines=header)]
-                )
-                self.stmt_ops.setdefault(id(anchor), []).append(
-                    lambda core: [core[0].with_changes(leading_lines=[]), *core[1:]] if core else core
-                )
+                continue
+            # "before" the anchor, taking over its header; "section": and a blank line between
+            header = list(anchor.leading_lines)
+            gap = [cst.EmptyLine(indent=False)] if mode == "section" else []
+            self.before.setdefault(id(anchor), []).append(
+                lambda build=build, header=header: [build()[0].with_changes(leading_lines=header)]
+            )
+            self.stmt_ops.setdefault(id(anchor), []).append(
+                lambda core, gap=gap: [core[0].with_changes(leading_lines=gap), *core[1:]] if core else core
+            )
 
     def on_leave(self, original_node, updated_node):
         updated_node = super().on_leave(original_node, updated_node)

@@ -23,18 +23,18 @@ statements follow an existing main guard.
 from __future__ import annotations
 
 import ast
-from typing import List, Sequence, Set
+from typing import Dict, List, Sequence, Set
 
 import libcst as cst
 
 from ..diagnostics import Finding
 from .base import BUILTIN_NAMES, Decline, FileContext, FixPlan, blank_lines, docstring_count, split_leading, with_blank_prefix
+from . import importers, scopes
 from .dsl102 import module_bound_names
 
 CODE = "DSL101"
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-INTROSPECTION = {"locals", "globals", "vars", "exec", "eval"}
 
 
 def is_main_guard(stmt: cst.BaseStatement) -> bool:
@@ -163,6 +163,56 @@ def _stays_global(group: List[ast.stmt], nested: Set[str], parsed, moved: Set[in
     return _read_at_import(group) <= visible
 
 
+def _effects(nodes: Sequence[ast.AST], functions: Dict[str, ast.AST]) -> Set[str]:
+    """Every name evaluating ``nodes`` touches, through the module's own functions and
+    classes it calls (what those read and write too)."""
+    names = {n.id for n in _own_nodes(nodes) if isinstance(n, ast.Name)}
+    todo = [n for n in names if n in functions]
+    seen: Set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        inner = scopes.outer_reads(functions[name]) | scopes.declared_anywhere(functions[name], ast.Global)
+        names |= inner
+        todo.extend(n for n in inner if n in functions)
+    return names
+
+
+def _with_local_constants(parsed: List[List[ast.stmt]], moved: List[int], nested: Set[str]) -> List[int]:
+    """``moved`` plus the constant assignments between moved statements that only moved
+    code uses (``total = 0`` before the loop that adds to it): they move along, in order."""
+    moved_set = set(moved)
+    candidates = [i for i in range(moved[0] + 1, moved[-1]) if i not in moved_set
+                  and parsed[i] and all(isinstance(n, (ast.Assign, ast.AnnAssign)) for n in parsed[i])]
+    for index in candidates:
+        names = _bound(parsed[index])
+        others = [node for i, group in enumerate(parsed) if i not in moved_set and i != index for node in group]
+        if names and not names & (nested | _bound(others) | _read_at_import(others)):
+            moved_set.add(index)
+    return sorted(moved_set)
+
+
+def _check_order(ctx: FileContext, parsed: List[List[ast.stmt]], moved: List[int], guards: List[int]) -> None:
+    """Statements that stay below the first moved one now run before it: decline when
+    either could see the other (a class body reading a setting the moved code changes,
+    random numbers drawn in another order, an import)."""
+    moved_set = set(moved)
+    later = [i for i in range(moved[0] + 1, len(parsed)) if i not in moved_set and i not in guards]
+    if not later:
+        return
+    functions = {node.name: node for node in ctx.tree.body
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    for index in later:
+        group = parsed[index]
+        if any(isinstance(node, (ast.Import, ast.ImportFrom)) for node in _own_nodes(group)):
+            raise Decline("an import below moved code would run before it")
+        touched = _effects([node for i in moved if i < index for node in parsed[i]], functions)
+        if _effects(group, functions) & touched:
+            raise Decline("a statement that stays would run before moved code it depends on")
+
+
 def _calls_only(stmts: Sequence[List[ast.stmt]], functions: Set[str]) -> bool:
     for group in stmts:
         for node in group:
@@ -231,36 +281,42 @@ def _plan(ctx: FileContext) -> FixPlan:
         moved.pop(0)
     if not moved:
         raise Decline("nothing to move")
+    moved = _with_local_constants(parsed, moved, nested)
     moved_set = set(moved)
     moved_ast = [node for i in moved for node in parsed[i]]
     kept_ast = [node for i, group in enumerate(parsed) if i not in moved_set for node in group]
-
-    for node in moved_ast:
-        for child in ast.walk(node):
-            if isinstance(child, ast.ImportFrom) and any(a.name == "*" for a in child.names):
-                raise Decline("import * cannot move into a function")
-            if isinstance(child, ast.Name) and child.id in INTROSPECTION:
-                raise Decline("moved code inspects its namespace")
+    if scopes.has_star_import(ctx.tree):
+        raise Decline("a star import binds names this file cannot know")
+    for node in _own_nodes(moved_ast):
+        if isinstance(node, ast.Name) and node.id in scopes.NAMESPACE_CALLS:
+            raise Decline("moved code inspects its namespace")
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            raise Decline("moved code declares global names")
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            raise Decline("a def or class under the guard is missing where workers and importers look for it")
 
     moved_bound = _bound(moved_ast)
     kept_bound = _bound(kept_ast)
     if _read_at_import(kept_ast) & (moved_bound - kept_bound):
         raise Decline("code that stays reads a moved name while the module is imported")
+    _check_order(ctx, parsed, moved, guards)
+    imported = importers.names_imported_from(ctx.path)
+    if imported is importers.EVERYTHING or moved_bound & imported:
+        raise Decline("another module imports a name the fix would move")
 
     functions = {
         node.name for node in kept_ast if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     }
     calls_only = _calls_only([parsed[i] for i in moved], functions)
-    use_guard_only = calls_only or "main" in module_bound_names(ctx.tree)
-    shared = sorted(moved_bound & (nested | kept_bound))
-    annotated = {n.target.id for n in _own_nodes(moved_ast) if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
-    if annotated & set(shared) and not use_guard_only:
-        raise Decline("an annotated assignment cannot be declared global")
+    # In main() moved names become local: only when nothing else reads them as globals.
+    # Otherwise the statements move unchanged under the guard and stay module-level.
+    shared = moved_bound & (nested | kept_bound)
+    use_guard_only = calls_only or bool(shared) or "main" in module_bound_names(ctx.tree)
     guard_index = guards[0] if guards else None
     module = ctx.module
 
     if use_guard_only:
-        message = 'Move the module-level calls under `if __name__ == "__main__":`'
+        message = 'Move the module-level statements under `if __name__ == "__main__":`'
     else:
         message = 'Move the module-level statements into `main()`, called under `if __name__ == "__main__":`'
     fix = FixPlan(CODE, message, "unsafe", key=(CODE,))
@@ -279,8 +335,6 @@ def _plan(ctx: FileContext) -> FixPlan:
             main_def = None
         else:
             inner = list(moved_cores)
-            if shared:
-                inner.insert(0, cst.parse_statement(f"global {', '.join(shared)}\n", config=module.config_for_parsing))
             main_def = cst.FunctionDef(
                 name=cst.Name("main"),
                 params=cst.Parameters(),

@@ -23,6 +23,7 @@ import libcst as cst
 
 from ..analysis.summary import Span
 from ..diagnostics import Finding
+from . import scopes
 from .base import (
     BUILTIN_NAMES,
     Decline,
@@ -54,8 +55,6 @@ def _callable(ctx: FileContext, item: Finding) -> CallableArg:
     kind = item.fact("kind")
     if kind not in ("lambda", "nested function", "nested class"):
         raise Decline("not a lambda or a nested definition")
-    if item.fact("role") == "dataset attribute":
-        raise Decline("stored by the dataset, not handed over")
     definition = item.fact("definition")
     return CallableArg(item.fact("role"), kind, item.fact("name"), finding_span(item),
                        tuple(item.fact("free_vars", ())), Span(*definition) if definition else None)
@@ -82,32 +81,75 @@ def module_bound_names(tree: ast.Module) -> Set[str]:
     return bound
 
 
-def _names_bound_inside(node: ast.AST) -> Set[str]:
-    bound: Set[str] = set()
-    for child in ast.walk(node):
-        if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
-            bound.add(child.id)
-        elif isinstance(child, ast.arg):
-            bound.add(child.arg)
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and child is not node:
-            bound.add(child.name)
-        elif isinstance(child, ast.alias):
-            bound.add((child.asname or child.name).split(".")[0])
-        elif isinstance(child, ast.ExceptHandler) and child.name:
-            bound.add(child.name)
-    return bound
+def _module_index_of(ctx: FileContext, node: ast.AST) -> int:
+    """Index in the module body of the top-level statement around ``node``."""
+    for index, statement in enumerate(ctx.tree.body):
+        if statement.lineno <= node.lineno <= (statement.end_lineno or statement.lineno):
+            return index
+    raise Decline("not inside a module-level statement")
 
 
-def _check_reads(ctx: FileContext, node: ast.AST, free: Sequence[str], own_name: Optional[str]) -> None:
-    """Every name the callable reads must be its own, free (bound by partial), or global."""
-    loaded = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    visible = _names_bound_inside(node) | set(free) | module_bound_names(ctx.tree) | BUILTIN_NAMES
-    visible |= {"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__"}
-    if own_name:
-        visible.add(own_name)
-    missing = loaded - visible
-    if missing:
-        raise Decline(f"reads {sorted(missing)} which module level cannot see")
+def _bound_before(ctx: FileContext, index: int) -> Set[str]:
+    """Names the module binds in the statements before ``index``."""
+    return module_bound_names(ast.Module(body=ctx.tree.body[:index], type_ignores=[]))
+
+
+def _stable_header(ctx: FileContext, target: ast.AST, chain: List[ast.AST], index: int) -> None:
+    """Defaults, decorators and annotations run where the callable is defined: once it moves
+    they run at import time, before statement ``index``; they must mean the same there."""
+    if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) and target.decorator_list:
+        raise Decline("a decorator would run once at import instead of where the def was")
+    enclosing = {n for s in chain for n in scopes.bound_in(s)}
+    constants = scopes.module_constants(ctx.tree)
+    before = _bound_before(ctx, index)
+    for default in scopes.header_expressions(target):
+        if scopes.literal(default):
+            continue
+        if isinstance(default, ast.Name) and default.id in constants and default.id in before \
+                and default.id not in enclosing:
+            continue
+        raise Decline("a default value is evaluated where the callable is defined")
+    if scopes.future_annotations(ctx.tree):
+        return
+    for annotation in scopes.annotations(target):
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Call):
+                raise Decline("an annotation calls code where the def is")
+            if isinstance(node, ast.Name) and (node.id in enclosing or node.id not in before | BUILTIN_NAMES):
+                raise Decline(f"the annotation name {node.id} is not bound at module level before the def")
+
+
+def hoisting_free_names(ctx: FileContext, target: ast.AST) -> Tuple[str, ...]:
+    """The enclosing-function variables ``target`` reads (to pass with ``functools.partial``).
+
+    Declines where moving ``target`` to module level would change what it computes: a
+    star import (the names it binds are unknown), a class-private name (mangled only inside
+    the class), a default, decorator or annotation that depends on where it is evaluated,
+    ``nonlocal``/``super()``, or a name module level cannot see.
+    """
+    tree = ctx.tree
+    if scopes.has_star_import(tree):
+        raise Decline("a star import binds names this file cannot know")
+    chain = scopes.chain_to(tree, target)
+    if chain is None:
+        raise Decline("callable not found")
+    if any(isinstance(s, ast.ClassDef) for s in chain) and any(scopes.is_private(n) for n in scopes.identifiers(target)):
+        raise Decline("a class-private name is mangled only inside its class")
+    _stable_header(ctx, target, chain, _module_index_of(ctx, target))
+    reads = scopes.outer_reads(target)
+    if reads & {"super", "__class__"} or scopes.declared(target, ast.Nonlocal) or scopes.calls_namespace(target):
+        raise Decline("the callable depends on the scope it is defined in")
+    function_bound = {n for s in chain if not isinstance(s, ast.ClassDef) for n in scopes.bound_in(s)}
+    free = reads & function_bound
+    if any(n.startswith("__") for n in free):
+        raise Decline("reads a private name of its function")
+    unknown = reads - free - module_bound_names(tree) - BUILTIN_NAMES - MODULE_DUNDERS
+    if unknown:
+        raise Decline(f"reads {sorted(unknown)} which module level cannot see")
+    return tuple(sorted(free))
+
+
+MODULE_DUNDERS = frozenset({"__name__", "__file__", "__doc__", "__builtins__", "__spec__", "__loader__", "__package__"})
 
 
 def _ast_node(ctx: FileContext, kind, row: int, col: int) -> ast.AST:
@@ -160,36 +202,69 @@ def functools_partial(ctx: FileContext, fix: FixPlan, container: cst.BaseStateme
             for alias in node.names:
                 if alias.name == "partial":
                     return alias.asname or "partial"
-    if "functools" in module_bound_names(ctx.tree):
+    if "functools" in module_bound_names(ctx.tree) | _global_reads(ctx):
         raise Decline("the name functools is taken")
-    body = ctx.module.body
-    first_import = None
-    for stmt in body:
-        if isinstance(stmt, cst.SimpleStatementLine) and all(
-            isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
-        ):
-            if not any(
-                isinstance(s, cst.ImportFrom) and isinstance(s.module, cst.Name) and s.module.value == "__future__"
-                for s in stmt.body
-            ):
-                first_import = stmt
-                break
     module = ctx.module
 
     def build():
         return [cst.parse_statement("import functools\n", config=module.config_for_parsing)]
 
-    if first_import is not None:
-        fix.requires[("import", "functools")] = ("before", first_import, build)
-    else:
-        start = docstring_count(body)
-        while start < len(body) and _is_future(body[start]):
-            start += 1
-        if start:
-            fix.requires[("import", "functools")] = ("after", body[start - 1], build)
-        else:
-            fix.requires[("import", "functools")] = ("before", body[0], build)
+    fix.requires[("import", "functools")] = (*_functools_place(module.body), build)
     return "functools.partial"
+
+
+STDLIB_FALLBACK = frozenset({
+    "abc", "argparse", "ast", "collections", "contextlib", "copy", "csv", "dataclasses", "datetime", "enum",
+    "functools", "glob", "hashlib", "io", "itertools", "json", "logging", "math", "multiprocessing", "os",
+    "pathlib", "pickle", "random", "re", "shutil", "signal", "socket", "string", "struct", "subprocess", "sys",
+    "tempfile", "threading", "time", "traceback", "typing", "uuid", "warnings", "zipfile",
+})
+
+
+def _stdlib(name: str) -> bool:
+    import sys
+
+    return name.split(".")[0] in getattr(sys, "stdlib_module_names", STDLIB_FALLBACK)
+
+
+def _import_module(stmt: cst.BaseStatement):
+    """("import" | "from", module name) of a one-statement import line, else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if isinstance(small, cst.Import) and len(small.names) == 1:
+        return "import", small.names[0].evaluated_name
+    if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
+        return "from", cst.helpers.get_full_name_for_node(small.module)
+    return None
+
+
+def _functools_place(body: Sequence[cst.BaseStatement]):
+    """(mode, anchor) for ``import functools`` where isort puts it: among the module's
+    standard-library ``import x`` lines in order, else before its first standard-library
+    ``from`` import, else as a section of its own before the first import."""
+    start = docstring_count(body)
+    while start < len(body) and _is_future(body[start]):
+        start += 1
+    block = []
+    for stmt in body[start:]:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom))
+                                                                  for s in stmt.body)):
+            break
+        block.append(stmt)
+    if not block:
+        return ("after", body[start - 1]) if start else ("section", body[0])
+    stdlib = [(stmt, _import_module(stmt)) for stmt in block]
+    stdlib = [(stmt, kind, name) for stmt, found in stdlib if found for kind, name in [found] if _stdlib(name)]
+    plain = [(stmt, name) for stmt, kind, name in stdlib if kind == "import"]
+    for stmt, name in plain:
+        if name.lower() > "functools":
+            return "before", stmt
+    if plain:
+        return "after", plain[-1][0]
+    if stdlib:
+        return "before", stdlib[0][0]
+    return "section", block[0]
 
 
 def _is_future(stmt: cst.BaseStatement) -> bool:
@@ -201,22 +276,19 @@ def _is_future(stmt: cst.BaseStatement) -> bool:
 
 def _enclosing_bound(ctx: FileContext, target: ast.AST) -> Set[str]:
     """Names bound by the functions (and class bodies) around ``target``."""
-    names: Set[str] = set()
+    return {n for scope in scopes.chain_to(ctx.tree, target) or () for n in scopes.bound_in(scope)}
 
-    def visit(node: ast.AST, chain: List[ast.AST]) -> bool:
-        if node is target:
-            for scope in chain:
-                names.update(_names_bound_inside(scope))
-            return True
-        inner = chain + [node] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) else chain
-        return any(visit(child, inner) for child in ast.iter_child_nodes(node))
 
-    visit(ctx.tree, [])
-    return names
+def _global_reads(ctx: FileContext) -> Set[str]:
+    if "global_reads" not in ctx.memo:
+        ctx.memo["global_reads"] = scopes.global_reads(ctx.tree)
+    return ctx.memo["global_reads"]
 
 
 def fresh_name(ctx: FileContext, base: str, target: ast.AST) -> str:
+    """A name no code of the module binds or reads as a global, nor a scope around ``target``."""
     taken = module_bound_names(ctx.tree) | _enclosing_bound(ctx, target) | ctx.reserved | BUILTIN_NAMES
+    taken |= _global_reads(ctx)
     name, number = base, 2
     while name in taken:
         name, number = f"{base}_{number}", number + 1
@@ -248,8 +320,7 @@ def _plan_lambda(ctx: FileContext, arg: CallableArg) -> FixPlan:
     if key in ctx.plans:
         return ctx.plans[key]
     tree_node = _ast_node(ctx, ast.Lambda, where.row, where.col)
-    free = tuple(arg.free_vars)
-    _check_reads(ctx, tree_node, free, None)
+    free = hoisting_free_names(ctx, tree_node)
     container = ctx.top_statement(node)
     name = fresh_name(ctx, ROLE_NAMES.get(arg.role, "transform"), tree_node)
     fix = FixPlan(CODE, f"Hoist the lambda to a module-level `def {name}`", "unsafe" if free else "safe", key=key)
@@ -344,11 +415,16 @@ def _plan_def(ctx: FileContext, arg: CallableArg) -> FixPlan:
     def_ast = _ast_def(ctx, definition)
     if _bindings_in_function(outer_ast, name) != 1:
         raise Decline("the enclosing function binds that name more than once")
-    free = tuple(arg.free_vars)
-    _check_reads(ctx, def_ast, free, name)
+    if scopes.calls_namespace(outer_ast):
+        raise Decline("the enclosing function reads its own namespace")
+    if name in _global_reads(ctx):
+        raise Decline("other code reads that name from module level")
+    free = hoisting_free_names(ctx, def_ast)
     if free and _references_in_function(outer_ast, name) != 1:
         raise Decline("the nested def is used elsewhere in its function")
     handover = ctx.node_for(arg.span, cst.Name) if free else None
+    if handover is not None and (handover.value != name or outer not in set(ctx.ancestors(handover))):
+        raise Decline("handed over outside its function, where its variables cannot be passed")
     container = ctx.top_statement(definition)
     ctx.reserved.add(name)
     fix = FixPlan(CODE, f"Move `{name}` to module level", "unsafe" if free else "safe", key=key)

@@ -165,6 +165,14 @@ def _assigned_in(func: cst.FunctionDef) -> Set[str]:
         def visit_AsName(self, node: cst.AsName) -> None:
             names.update(_target_names(node.name))
 
+        def visit_Import(self, node: cst.Import) -> None:
+            names.update(_import_binding(node, alias) for alias in node.names)
+
+        def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+            if isinstance(node.names, cst.ImportStar):
+                raise Decline("import * inside a method")
+            names.update(_import_binding(node, alias) for alias in node.names)
+
     func.visit(Collect())
     return names
 
@@ -177,6 +185,121 @@ def _target_names(node: cst.CSTNode) -> List[str]:
     if isinstance(node, cst.StarredElement):
         return _target_names(node.value)
     return []
+
+
+# What a handle is opened for: a mode that writes cannot be opened once per worker.
+MODE_POSITION = {"builtins.open": 1, "io.open": 1, "tarfile.open": 1, "tarfile.TarFile": 1,
+                 "zipfile.ZipFile": 1, "h5py.File": 1}
+
+
+def _mode(call: cst.Call, constructor: str) -> Optional[str]:
+    """The mode string the handle is opened with ("r" when left out), None when not a literal."""
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is not None and arg.keyword.value == "mode":
+            value = arg.value
+            return value.evaluated_value if isinstance(value, cst.SimpleString) else None
+    positional = [a for a in call.args if a.keyword is None]
+    position = MODE_POSITION[constructor]
+    if len(positional) <= position:
+        return "r"
+    value = positional[position].value
+    return value.evaluated_value if isinstance(value, cst.SimpleString) else None
+
+
+def _check_mode(call: cst.Call, constructor: str) -> None:
+    """Decline a handle that writes: reopened in each worker, ``"w"`` truncates what the
+    other workers wrote, ``"x"`` fails in every worker (the file exists), ``"+"`` modes
+    write at offsets the handles no longer share, and an archive or HDF5 file written by
+    several handles at once is corrupt. ``"a"`` appends at the end whoever writes."""
+    if constructor not in MODE_POSITION:
+        return
+    mode = _mode(call, constructor)
+    if not isinstance(mode, str):
+        raise Decline("the open mode is not a literal")
+    if constructor in ("builtins.open", "io.open"):
+        if set(mode) & set("wx+"):
+            raise Decline(f"mode {mode!r} writes from every worker")
+    elif not mode.startswith("r") or "+" in mode:
+        raise Decline(f"mode {mode!r} writes from every worker")
+
+
+def _import_binding(node, alias: cst.ImportAlias) -> str:
+    if alias.asname is not None:
+        return alias.evaluated_alias
+    name = alias.evaluated_name
+    return name.split(".")[0] if isinstance(node, cst.Import) else name
+
+
+class LocalImport(NamedTuple):
+    """``import lmdb`` in ``__init__``'s own body: the line, the statement and the alias."""
+
+    line: cst.SimpleStatementLine
+    statement: cst.BaseSmallStatement
+    alias: cst.ImportAlias
+
+    def alone(self) -> cst.BaseSmallStatement:
+        """The import of this one name, to repeat where the handle is reopened."""
+        alias = self.alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if isinstance(self.statement, cst.Import):
+            return cst.Import(names=[alias])
+        return self.statement.with_changes(names=[alias], lpar=None, rpar=None)
+
+
+def _local_imports(init: cst.FunctionDef) -> Dict[str, LocalImport]:
+    """Names bound by an import statement of ``__init__``'s own body."""
+    found: Dict[str, LocalImport] = {}
+    if not isinstance(init.body, cst.IndentedBlock):
+        return found
+    for line in init.body.body:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    found[_import_binding(small, alias)] = LocalImport(line, small, alias)
+    return found
+
+
+def _name_loads(node: cst.CSTNode, name: str, skip: cst.CSTNode) -> int:
+    """How often ``name`` is read in ``node`` outside ``skip``."""
+    count = 0
+
+    class Count(cst.CSTVisitor):
+        def on_visit(self, inner: cst.CSTNode) -> bool:
+            nonlocal count
+            if inner is skip:
+                return False
+            if isinstance(inner, cst.Name) and inner.value == name:
+                count += 1
+            if isinstance(inner, cst.Attribute):
+                inner.value.visit(self)
+                return False
+            if isinstance(inner, (cst.Import, cst.ImportFrom)):
+                return False
+            return True
+
+    node.visit(Count())
+    return count
+
+
+def _without_import(local: LocalImport):
+    """A statement op dropping ``local``'s alias from its line (the line when it was alone)."""
+
+    def drop(core: List[cst.BaseStatement]) -> List[cst.BaseStatement]:
+        if not core:
+            return core
+        line = core[0]
+        statement = line.body[0]
+        names = [a for a in statement.names if a.evaluated_name != local.alias.evaluated_name
+                 or a.evaluated_alias != local.alias.evaluated_alias]
+        if not names:
+            return core[1:]
+        names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return [line.with_changes(body=[statement.with_changes(names=names)]), *core[1:]]
+
+    return drop
 
 
 def plan(ctx: FileContext, item: Finding) -> FixPlan:
@@ -213,10 +336,13 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     for star in (init.params.star_arg, init.params.star_kwarg):
         if isinstance(star, cst.Param):
             init_params.append(star.name.value)
+    _check_mode(call, handle.constructor)
     used = _loaded_names(call)
+    imports = _local_imports(init)
     locals_ = _assigned_in(init) - set(init_params)
-    if used & locals_:
+    if used & (locals_ - set(imports)):
         raise Decline("the handle is opened from a local variable of __init__")
+    needed_imports = [imports[name] for name in sorted(used & set(imports))]
     params = [p for p in init_params if p in used]
     if attr in params:
         raise Decline("parameter and handle share a name")
@@ -294,6 +420,11 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
             return new + core[1:]
 
         fix.on_stmt(line, replace)
+        for local in needed_imports:  # the import served only the call that moves out
+            if _name_loads(init.body, _import_binding(local.statement, local.alias), call) == 0:
+                if len(local.line.body) != 1:
+                    raise Decline("an import shares its line with another statement")
+                fix.on_stmt(local.line, _without_import(local))
 
     captured = {}
 
@@ -312,6 +443,8 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
         if not isinstance(body, cst.IndentedBlock):
             raise Decline("one-line method")
         method_self = _first_param(func)
+        if (used - set(params)) & (_assigned_in(func) | _param_names(func)):
+            raise Decline(f"`{func.name.value}` binds a name the handle is opened with")
         anchor_index = docstring_count(body.body)
         if anchor_index >= len(body.body):
             raise Decline("empty method")
@@ -320,14 +453,23 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
         def guard(method_self=method_self):
             opened = _replace_params(captured.get("call", call).deep_clone(), method_self, mapping)
             opened_code = cst.Module([]).code_for_node(opened)
+            imports = "".join(f"{indent}{cst.Module([]).code_for_node(i.alone())}\n" for i in needed_imports)
             return [
                 parse_statement(
-                    f"if {method_self}.{attr} is None:\n{indent}{method_self}.{attr} = {opened_code}\n", module
+                    f"if {method_self}.{attr} is None:\n{imports}{indent}{method_self}.{attr} = {opened_code}\n",
+                    module,
                 )
             ]
 
         fix.insert_before(anchor, guard)
     return fix
+
+
+def _param_names(func: cst.FunctionDef) -> Set[str]:
+    params = func.params
+    names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+    names |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+    return names
 
 
 def _self_assignments(func: cst.FunctionDef, self_name: str) -> Dict[str, List[str]]:

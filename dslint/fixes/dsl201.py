@@ -35,11 +35,18 @@ def site_of_keyword(ctx: FileContext, item: Finding, name: str) -> LoaderFacts:
                        "tested-value" if item.fact("tested") else "value")
 
 
-def dropping(index: int):
-    """A node op removing argument ``index`` of a call, keeping the commas right."""
+def keyword_index(call: cst.Call, name: str) -> int:
+    """Position of the ``name=`` argument in ``call`` (positions shift as other fixes edit the
+    same call, a keyword is unique in a call)."""
+    return next(i for i, a in enumerate(call.args) if a.keyword is not None and a.keyword.value == name)
+
+
+def dropping(keyword: str):
+    """A node op removing the ``keyword=`` argument of a call, keeping the commas right."""
 
     def drop(updated: cst.Call) -> cst.Call:
         args = list(updated.args)
+        index = keyword_index(updated, keyword)
         removed = args.pop(index)
         if index == len(args) and args:  # the last argument: its comma moves back one
             args[-1] = args[-1].with_changes(comma=removed.comma)
@@ -82,18 +89,17 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     workers = _workers_arg(call, site.known_loader)
     if workers is None and site.workers_source is not None:
         raise Decline("num_workers given outside this call")
-    index = next(i for i, a in enumerate(call.args) if a is arg)
     fix = FixPlan(CODE, "", "safe", key=(CODE, id(arg)))
     if workers is None:
         fix.message = "Remove `persistent_workers=...`"
-        fix.on_node(call, dropping(index))
+        fix.on_node(call, dropping("persistent_workers"))
     else:
-        workers_index = next(i for i, a in enumerate(call.args) if a is workers)
         fix.message = f"Use `persistent_workers={ctx.code(workers.value).strip()} > 0`"
 
         def tie(updated: cst.Call) -> cst.Call:
             args = list(updated.args)
-            value = args[workers_index].value.deep_clone()
+            index = keyword_index(updated, "persistent_workers")
+            value = _workers_arg(updated, site.known_loader).value.deep_clone()
             args[index] = args[index].with_changes(value=_compare(value))
             return updated.with_changes(args=args)
 

@@ -12,7 +12,7 @@ import libcst as cst
 
 from ..diagnostics import Finding
 from .base import Decline, FileContext, FixPlan, finding_span
-from .dsl201 import ATOMIC, _compare, _workers_arg, dropping, site_of_keyword
+from .dsl201 import ATOMIC, _compare, _workers_arg, dropping, keyword_index, site_of_keyword
 
 CODE = "DSL202"
 
@@ -36,19 +36,18 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     workers = _workers_arg(call, site.known_loader)
     if workers is None and site.workers_source is not None:
         raise Decline("num_workers given outside this call")
-    index = next(i for i, a in enumerate(call.args) if a is arg)
     fix = FixPlan(CODE, "", "safe", key=(CODE, id(arg)))
     if workers is None:
         fix.message = "Remove `prefetch_factor=...`"
-        fix.on_node(call, dropping(index))
+        fix.on_node(call, dropping("prefetch_factor"))
         return fix
-    workers_index = next(i for i, a in enumerate(call.args) if a is workers)
     fix.message = f"Use `prefetch_factor=... if {ctx.code(workers.value).strip()} > 0 else None`"
 
     def conditional(updated: cst.Call) -> cst.Call:
         args = list(updated.args)
+        index = keyword_index(updated, "prefetch_factor")
         value = _parenthesised(args[index].value.deep_clone())
-        test = _compare(args[workers_index].value.deep_clone())
+        test = _compare(_workers_arg(updated, site.known_loader).value.deep_clone())
         new = cst.IfExp(test=test, body=value, orelse=cst.Name("None"))
         args[index] = args[index].with_changes(value=new)
         return updated.with_changes(args=args)

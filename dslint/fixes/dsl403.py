@@ -1,9 +1,12 @@
-"""DSL403 (safe): call ``set_epoch`` first in the epoch loop.
+"""DSL403 (unsafe): call ``set_epoch`` first in the epoch loop.
 
 Inserts ``<sampler>.set_epoch(<epoch>)`` before the first statement of the loop body, at
 its indentation, where ``<sampler>`` is how the code reaches the sampler (its variable or
 ``<loader>.sampler``) and ``<epoch>`` the loop variable. A ``while`` loop or a ``for`` with a
 tuple target gets no automatic fix.
+
+Unsafe: every epoch after the first then sees its samples in another order. That is what
+the author wanted, but it is not what the program computed.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import libcst as cst
 
 from ..analysis.summary import Span
 from ..diagnostics import Finding
-from .base import Decline, FileContext, FixPlan, finding_span, parse_statement
+from .base import Decline, FileContext, FixPlan, parse_statement
 
 CODE = "DSL403"
 
@@ -41,6 +44,6 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
         raise Decline("loop body is not an indented block")
     code = f"{loop.sampler_ref}.set_epoch({loop.target})\n"
     module = ctx.module
-    fix = FixPlan(CODE, f"Call `{code.strip()}` first in the epoch loop", "safe", key=(CODE, id(statement)))
+    fix = FixPlan(CODE, f"Call `{code.strip()}` first in the epoch loop", "unsafe", key=(CODE, id(statement)))
     fix.insert_before(statement, lambda: [parse_statement(code, module)])
     return fix
