@@ -183,8 +183,15 @@ def _read_stdin(args: argparse.Namespace) -> Optional[str]:
     return name
 
 
+FORMATS_WITH_EDITS = ("json", "json-lines", "sarif")  # the formats that print each fix's edits
+
+
 def run_check(args: argparse.Namespace) -> int:
+    import gc
+
     from . import engine
+
+    gc.disable()  # a one-shot process: see engine.run (nothing it builds needs the cycle collector)
     from .reporters import get
 
     stdin = _read_stdin(args)
@@ -202,12 +209,16 @@ def run_check(args: argparse.Namespace) -> int:
     if fixing:
         out = sys.stderr if stdin or not human else sys.stdout
         result, fixed = fix_apply.run(paths, settings, diff=args.diff, show_fixes=args.show_fixes, out=out)
+        planned = True
     else:
         from .progress import ProgressBar
 
         with ProgressBar() as progress:  # on stderr, for a terminal and many files only
             result = engine.run(paths, settings, progress=progress, cells=False)
-        result, fixed = fix_apply.in_cells(fix_apply.attach(result)), 0
+        if fmt in FORMATS_WITH_EDITS:  # planning fixes parses with LibCST: only when edits are printed
+            result = fix_apply.attach(result)
+        result, fixed = fix_apply.in_cells(result), 0
+        planned = fmt in FORMATS_WITH_EDITS
     for warning in result.warnings:
         _warn(warning)
     if result.files == 0 and not result.findings:
@@ -227,7 +238,7 @@ def run_check(args: argparse.Namespace) -> int:
         report_to = sys.stderr
     reporter = get(fmt)
     reporter(result.findings, report_to, sources=result.sources, statistics=args.statistics,
-             quiet=args.quiet, fixed=fixed)
+             quiet=args.quiet, fixed=fixed, planned=planned)
     if args.exit_zero:
         return 0
     return 1 if result.findings else 0

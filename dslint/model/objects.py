@@ -30,6 +30,7 @@ class _CtxFields(NamedTuple):
     self_obj: Optional["Obj"] = None
     shift: int = 0  # positional arguments of ``call`` that are not the function's (functools.partial)
     level: int = 0  # how deeply contexts nest in this one (bounded: see MAX_LEVEL)
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Ctx(_CtxFields):
@@ -51,7 +52,8 @@ class Ctx(_CtxFields):
             caller = None
             self_obj = Inst(self_obj.cls) if isinstance(self_obj, Inst) else None
             level = 0
-        return super().__new__(cls, module, scope, call, caller, self_obj, shift, level)
+        fields = (module, scope, call, caller, self_obj, shift, level)
+        return tuple.__new__(cls, fields + (hash(("Ctx",) + fields),))
 
     def depth(self) -> int:
         depth, ctx = 0, self
@@ -118,6 +120,7 @@ class Inst(NamedTuple):
     cls: "Obj"
     site: Optional[SiteRef] = None
     ctx: Optional[Ctx] = None
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Bound(NamedTuple):
@@ -125,6 +128,7 @@ class Bound(NamedTuple):
 
     self_obj: "Obj"
     func: Func
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Container(NamedTuple):
@@ -134,6 +138,7 @@ class Container(NamedTuple):
     value: Any  # the analysis.values display
     ctx: Ctx
     site: Optional[SiteRef] = None  # the ``dict(...)`` call it came from (its keywords have spans)
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Managed(NamedTuple):
@@ -144,6 +149,7 @@ class Managed(NamedTuple):
     moves_batches: str  # "device" | "non_blocking"
     shards: bool
     sets_epoch: bool
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Batch(NamedTuple):
@@ -151,12 +157,14 @@ class Batch(NamedTuple):
 
     loader: Union[Inst, Managed]
     on_device: bool = False
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Iterated(NamedTuple):
     """An element of iterating something that is not a known loader."""
 
     base: "Obj"
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Gen(NamedTuple):
@@ -164,12 +172,14 @@ class Gen(NamedTuple):
 
     func: Func
     ctx: Ctx
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Namespace(NamedTuple):
     """What ``parser.parse_args()`` returns: attributes are the parser's argument defaults."""
 
     parser: Inst
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Kwargs(NamedTuple):
@@ -177,6 +187,7 @@ class Kwargs(NamedTuple):
 
     func: Func
     ctx: Ctx
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 class Varargs(NamedTuple):
@@ -184,6 +195,7 @@ class Varargs(NamedTuple):
 
     func: Func
     ctx: Ctx
+    digest: int = 0  # the hash, computed once (see ``nested``)
 
 
 def level_of(obj) -> int:
@@ -208,8 +220,46 @@ def level_of(obj) -> int:
 Obj = Union[Lit, PositiveInt, Top, Func, Cls, Ext, Mod, Inst, Bound, Container, Managed, Batch, Iterated, Gen, Namespace,
             Kwargs, Varargs]
 TOP = Top()
-distinct_types(SiteRef, Ctx, Lit, PositiveInt, Top, Func, Cls, Ext, Mod, Inst, Bound, Container, Managed, Batch,
-               Iterated, Gen, Namespace, Kwargs, Varargs)
+distinct_types(SiteRef, Lit, PositiveInt, Top, Func, Cls, Ext, Mod)
+
+
+def nested(*classes, by_identity=()) -> None:
+    """Objects that hold other objects (contexts, instances, containers) are hashed and compared
+    millions of times as memo keys and members of answers: each computes its hash once, from
+    its fields' (themselves cached) hashes, and keeps it in its last field ``digest``.
+    A field named in ``by_identity`` (a syntax value) counts by the object itself: the same
+    display evaluated in the same context is one container, two equal-looking displays are two."""
+
+    def __hash__(self):
+        return tuple.__getitem__(self, -1)
+
+    def __eq__(self, other):
+        return self is other or (type(self) is type(other) and tuple.__getitem__(self, -1) == tuple.__getitem__(other, -1)
+                                 and tuple.__eq__(self, other))
+
+    def __ne__(self, other):
+        return not __eq__(self, other)
+
+    for cls in classes:
+        make = cls.__new__
+        count = len(cls._fields) - 1
+        identity = tuple(cls._fields.index(name) for name in by_identity if name in cls._fields)
+
+        def __new__(klass, *args, _make=make, _count=count, _identity=identity, **kwargs):
+            fields = tuple.__getitem__(_make(klass, *args, **kwargs), slice(0, _count))
+            keyed = tuple(id(v) if i in _identity else v for i, v in enumerate(fields)) if _identity else fields
+            return tuple.__new__(klass, fields + (hash((klass.__name__,) + keyed),))
+
+        cls.__new__ = __new__
+        cls.__hash__ = __hash__
+        cls.__eq__ = __eq__
+        cls.__ne__ = __ne__
+    
+
+nested(Inst, Bound, Container, Managed, Batch, Iterated, Gen, Namespace, Kwargs, Varargs, by_identity=("value",))
+Ctx.__hash__ = Inst.__hash__
+Ctx.__eq__ = Inst.__eq__
+Ctx.__ne__ = Inst.__ne__
 
 
 class Step(NamedTuple):

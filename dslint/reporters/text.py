@@ -57,12 +57,13 @@ def render(
     statistics: bool = False,
     quiet: bool = False,
     fixed: int = 0,
+    planned: bool = True,
     **_: Any,
 ) -> None:
     findings = list(findings)
     console = Console(file=out, highlight=False, soft_wrap=True, emoji=False)
     if statistics:
-        _statistics(findings, out)
+        _statistics(findings, out, planned)
         return
     for item in findings:
         header = Text(_location(item), style="bold")
@@ -76,8 +77,8 @@ def render(
             console.print()
     if quiet:
         return
-    fixable = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
-    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "unsafe")
+    kinds = Counter(fix_kind(f, planned) for f in findings)
+    fixable, unsafe = kinds["safe"], kinds["unsafe"]
     if findings:
         total = len(findings) + fixed
         noun = "problem" if total == 1 else "problems"
@@ -98,10 +99,23 @@ def render(
         console.print(Text("All checks passed!", style="bold green"))
 
 
-def _statistics(findings: List[Finding], out: TextIO) -> None:
+def fix_kind(finding: Finding, planned: bool) -> Optional[str]:
+    """"safe", "unsafe" or None: the finding's planned fix, or when fixes were not planned
+    (a plain check never parses with LibCST) what its rule offers. A rule whose fix is offered
+    only sometimes counts with the unsafe ones: ``--fix --unsafe-fixes`` is what may fix it."""
+    if finding.fix is not None:
+        return finding.fix.applicability
+    if planned:
+        return None
+    rule = catalogue.RULES.get(finding.code)
+    offered = rule.fix if rule is not None else None
+    return {"safe": "safe", "unsafe": "unsafe", "sometimes": "unsafe"}.get(offered or "")
+
+
+def _statistics(findings: List[Finding], out: TextIO, planned: bool = True) -> None:
     """``count<TAB>code<TAB>[*] name`` per rule, as ruff prints it (plain text, no styling)."""
     counts = Counter(f.code for f in findings)
-    fixable = Counter(f.code for f in findings if f.fix is not None)
+    fixable = Counter(f.code for f in findings if fix_kind(f, planned) is not None)
     for code, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         rule = catalogue.RULES.get(code)
         mark = "[*]" if fixable[code] else "   "
