@@ -178,6 +178,8 @@ class Resolver:
         self._iterating: Set[Obj] = set()
         self._duck: Dict[str, Results] = {}
         self._stores_by_attr = None
+        self._imports: Dict[Tuple[Imported, str], Results] = {}
+        self._importing: Set[Tuple[Imported, str]] = set()
 
     # entry -----------------------------------------------------------------------------
     def eval(self, value: Optional[Value], ctx: Ctx) -> Results:
@@ -305,6 +307,24 @@ class Resolver:
         return UNKNOWN_RESULT
 
     def imported(self, imported: Imported, module: str) -> Results:
+        """What an import in ``module`` binds (memoised; an import that leads back to itself
+        through star imports or re-exports is unknown there, instead of unrolling the cycle
+        once per branch up to the depth cap)."""
+        key = (imported, module)
+        found = self._imports.get(key)
+        if found is not None:
+            return found
+        if key in self._importing:
+            return UNKNOWN_RESULT
+        self._importing.add(key)
+        try:
+            found = self._imported(imported, module)
+        finally:
+            self._importing.discard(key)
+        self._imports[key] = found
+        return found
+
+    def _imported(self, imported: Imported, module: str) -> Results:
         info = self.project.modules.get(module)
         if info is None:
             return UNKNOWN_RESULT
