@@ -47,6 +47,8 @@ CMPOPS = {
 }
 UNARYOPS = {ast.USub: "neg", ast.Not: "not", ast.UAdd: "pos", ast.Invert: "inv"}
 CONST_TYPES = (int, float, bool, type(None))
+_NAME, _LOAD = ast.Name, ast.Load
+_new = tuple.__new__  # builds a NamedTuple without its Python-level ``__new__`` (same object, less work)
 
 
 def is_main_guard(test: ast.AST) -> bool:
@@ -89,6 +91,7 @@ class Extractor:
     def __init__(self, path: str, text: str):
         self.path = path
         self.lines = text.split("\n")
+        self.ascii = text.isascii()
         self._ascii: Dict[int, bool] = {}
         self.summary = ModuleSummary(path)
         self.module_scope = Scope("module", "")
@@ -138,8 +141,11 @@ class Extractor:
         row = node.lineno
         end_row = node.end_lineno or row
         end_col = node.end_col_offset
-        return Span(row, self._col(row, node.col_offset), end_row,
-                    self._col(end_row, end_col) if end_col is not None else self._col(row, node.col_offset) + 1)
+        if self.ascii:  # byte offsets are character offsets: no per-line lookups
+            col = node.col_offset + 1
+            return _new(Span, (row, col, end_row, end_col + 1 if end_col is not None else col + 1))
+        return _new(Span, (row, self._col(row, node.col_offset), end_row,
+                           self._col(end_row, end_col) if end_col is not None else self._col(row, node.col_offset) + 1))
 
     def name_span(self, node, name: str) -> Span:
         """The span of ``name`` in ``def name`` / ``class name`` (the header's first line)."""
@@ -147,7 +153,7 @@ class Extractor:
         line = self.lines[row - 1] if row <= len(self.lines) else ""
         col = line.find(name, node.col_offset)
         col = self._col(row, col) if col >= 0 else self._col(row, node.col_offset)
-        return Span(row, col, row, col + len(name))
+        return _new(Span, (row, col, row, col + len(name)))
 
     # driver ---------------------------------------------------------------------
     def run(self, tree: ast.Module) -> ModuleSummary:
@@ -162,7 +168,8 @@ class Extractor:
         return summary
 
     def statement(self, stmt: ast.stmt) -> None:
-        self.effective = position(stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+        col = stmt.end_col_offset or 0
+        self.effective = (stmt.end_lineno or stmt.lineno) * 65536 + (col if col < 65535 else 65535)  # values.position
         handler = self.stmt_dispatch.get(type(stmt))
         if handler is not None:
             handler(stmt)
@@ -202,7 +209,7 @@ class Extractor:
         if name in scope.globals:
             scope = self.module_scope
         block = self.block if scope is self.scope else -1
-        scope.bindings.setdefault(name, []).append(Binding(kind, value, span, self.guarded, self.effective, block))
+        scope.bindings.setdefault(name, []).append(_new(Binding, (kind, value, span, self.guarded, self.effective, block)))
 
     def bind_target(self, target: ast.AST, value: Value, kind: str = "assign",
                     source: Optional[ast.AST] = None) -> None:
@@ -519,7 +526,14 @@ class Extractor:
 
     # expressions ----------------------------------------------------------------
     def expr(self, node: ast.AST) -> Value:
-        handler = self.expr_dispatch.get(type(node))
+        kind = type(node)
+        if kind is _NAME:  # the most common expression, inlined (see ``_name``)
+            name = node.id
+            if type(node.ctx) is _LOAD:
+                self.scope.loads.add(name)
+            col = node.col_offset
+            return _new(Name, (name, node.lineno * 65536 + (col if col < 65535 else 65535)))
+        handler = self.expr_dispatch.get(kind)
         if handler is not None:
             return handler(node)
         for child in ast.iter_child_nodes(node):  # await, slices, formatted values...
@@ -532,15 +546,17 @@ class Extractor:
     def _constant(self, node: ast.Constant) -> Value:
         value = node.value
         if isinstance(value, CONST_TYPES):
-            return Const(value)
+            return _new(Const, (value,))
         if isinstance(value, str):
-            return Const(value) if len(value) <= MAX_STR else Unknown("str")
+            return _new(Const, (value,)) if len(value) <= MAX_STR else Unknown("str")
         return Unknown("const")
 
     def _name(self, node: ast.Name) -> Value:
-        if isinstance(node.ctx, ast.Load):
-            self.scope.loads.add(node.id)
-        return Name(node.id, position(node.lineno, node.col_offset))
+        name = node.id
+        if type(node.ctx) is ast.Load:
+            self.scope.loads.add(name)
+        col = node.col_offset
+        return _new(Name, (name, node.lineno * 65536 + (col if col < 65535 else 65535)))  # values.position
 
     def _attribute(self, node: ast.Attribute) -> Value:
         base = self.expr(node.value)
@@ -548,26 +564,28 @@ class Extractor:
         scope.attr_loads.add(node.attr)
         if scope.self_name is not None and isinstance(base, Name) and base.id == scope.self_name:
             scope.self_reads.add(node.attr)
-        return Attr(base, node.attr)
+        return _new(Attr, (base, node.attr))
 
     def _subscript(self, node: ast.Subscript) -> Value:
         base = self.expr(node.value)
-        return Item(base, self.expr(node.slice))
+        return _new(Item, (base, self.expr(node.slice)))
 
     def _starred(self, node: ast.Starred) -> Value:
         return Starred(self.expr(node.value))
 
     def _call(self, node: ast.Call) -> Value:
-        func = self.expr(node.func)
-        args = tuple(self.expr(a) for a in node.args)
-        keywords = tuple((k.arg, self.expr(k.value)) for k in node.keywords)
+        expr, span = self.expr, self.span
+        func = expr(node.func)
+        args = tuple([expr(a) for a in node.args])
+        keywords = tuple([(k.arg, expr(k.value)) for k in node.keywords])
+        scope = self.scope
         calls = self.summary.calls
-        calls.append(CallSite(
-            self.scope.qualname, func, args, keywords, self.span(node),
-            tuple(self.span(a) for a in node.args), tuple(self.span(k) for k in node.keywords),
-            self.loop, self.guarded, False, self.handlers, self.top if self.scope.kind == "module" else None,
-        ))
-        return Call(len(calls) - 1)
+        calls.append(_new(CallSite, (
+            scope.qualname, func, args, keywords, span(node),
+            tuple([span(a) for a in node.args]), tuple([span(k) for k in node.keywords]),
+            self.loop, self.guarded, False, self.handlers, self.top if scope.kind == "module" else None,
+        )))
+        return _new(Call, (len(calls) - 1,))
 
     def _lambda(self, node: ast.Lambda) -> Value:
         params = self._params(node.args)
@@ -584,14 +602,14 @@ class Extractor:
 
     def _display(self, node) -> Value:
         kind = "list" if isinstance(node, ast.List) else "tuple" if isinstance(node, ast.Tuple) else "set"
-        return Seq(kind, tuple(self.expr(e) for e in node.elts))
+        return _new(Seq, (kind, tuple([self.expr(e) for e in node.elts])))
 
     def _dict(self, node: ast.Dict) -> Value:
         keys = tuple(self.expr(k) if k is not None else None for k in node.keys)
         return DictDisplay(keys, tuple(self.expr(v) for v in node.values))
 
     def _binop(self, node: ast.BinOp) -> Value:
-        return Op(BINOPS.get(type(node.op), "?"), (self.expr(node.left), self.expr(node.right)))
+        return _new(Op, (BINOPS.get(type(node.op), "?"), (self.expr(node.left), self.expr(node.right))))
 
     def _unaryop(self, node: ast.UnaryOp) -> Value:
         return Op(UNARYOPS.get(type(node.op), "?"), (self.expr(node.operand),))
