@@ -1,4 +1,4 @@
-"""Per-file results cached across runs, like ruff's ``.ruff_cache``: plain data, never code.
+"""What a run learnt, kept for the next one, like ruff's ``.ruff_cache``: plain data, never code.
 
 A cloned repository is untrusted, and so is any cache folder in it. So the cache is one
 file of plain JSON (``plaindata``), authenticated with a key that lives outside every
@@ -9,9 +9,11 @@ a symbolic link: a linked cache folder or file makes the run go uncached.
 
 Layout: ``<cache dir>/<dslint version>/<key>`` (the key covers dslint's own code and the
 analysis settings) beside ``.gitignore`` and ``CACHEDIR.TAG``. The file is a first line
-``dslint-cache 1 <mac>``, a JSON header (version, key, schema, one row per file: stat,
-content hash, the small part of the result, where its large part lies and its mac), then
-the large parts, each a JSON document decoded only when a run needs it. An entry is
+``dslint-cache 2 <mac>`` and one JSON document: version, key, schema, one row per file
+(stat, content hash, the small per-file result: pre-filter tier, imports, DSL001) and the
+records of the last runs (what they read and what they found: see ``engine``). Summaries
+are not kept: decoding one from JSON costs about twice what parsing its source does
+(measured on the corpus), so a run that must analyse a file again parses it. A row is
 reused when the file's stat (mtime, size) is unchanged, or when its content hash still
 matches. Keys are paths relative to the project root, so a result does not depend on the
 directory dslint runs from.
@@ -26,16 +28,16 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional
 
 from . import __version__, writing
 from .plaindata import Codec, Invalid
 
 CACHE_DIR = ".dslint_cache"
-MAGIC = b"dslint-cache 1 "
+MAGIC = b"dslint-cache 2 "
 GITIGNORE = b"# Automatically created by dslint.\n*\n"
 CACHEDIR_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache of dslint.\n"
-NO_BODY = -1
+MAX_RUNS = 8  # run records kept (one per set of paths and options)
 MAX_BYTES = 2 << 30  # a bigger file is not read (it could only be planted): rewritten instead
 
 
@@ -90,15 +92,10 @@ def mac(key: bytes, data: bytes) -> str:
 # the cache ------------------------------------------------------------------------------------
 @dataclass
 class Hit:
-    """A cached entry: its small part, and the large one decoded on demand."""
+    """A cached row: the file's small result and its content hash."""
 
     head: Any
-    _cache: "Cache"
-    _path: str  # relative, the key of its row
-
-    def body(self) -> Optional[Any]:
-        """The large part (None when there is none, or it does not check out)."""
-        return self._cache.body(self._path)
+    digest: str
 
 
 class Cache:
@@ -109,9 +106,9 @@ class Cache:
         self.codec = codec
         self.secret = secret_key
         self.name = __version__
-        self.rows: Dict[str, tuple] = {}  # relative path -> (mtime_ns, size, digest, head, offset, length, mac)
-        self.data = b""  # the large parts of the file read
-        self.fresh: Dict[str, Tuple[Any, bytes, Any]] = {}  # relative path -> (encoded head, encoded body, body)
+        self.rows: Dict[str, list] = {}  # relative path -> [mtime_ns, size, digest, encoded head]
+        self.heads: Dict[str, Any] = {}  # relative path -> decoded head (decoded on first lookup)
+        self.runs: Dict[str, dict] = {}  # run key -> record (plain JSON, see ``engine``)
         self.dirty = False
 
     @property
@@ -176,69 +173,67 @@ class Cache:
             first[len(MAGIC):].decode("ascii", "replace"), mac(self.secret, rest)
         ):
             return False
-        header, _, data = rest.partition(b"\n")
         try:
-            meta = json.loads(header)
+            meta = json.loads(rest)
             if (
                 not isinstance(meta, dict)
                 or meta.get("version") != __version__
                 or meta.get("key") != self.key
                 or meta.get("schema") != self.codec.schema()
                 or not isinstance(meta.get("rows"), dict)
+                or not isinstance(meta.get("runs"), dict)
             ):
                 return False
-            rows = {}
-            for path, row in meta["rows"].items():
-                mtime, size, digest, head, offset, length, body_mac = row
-                if not (isinstance(mtime, int) and isinstance(size, int) and isinstance(digest, str)
-                        and isinstance(offset, int) and isinstance(length, int) and isinstance(body_mac, str)
-                        and (offset == NO_BODY or 0 <= offset <= offset + length <= len(data))):
+            for row in meta["rows"].values():
+                if not (isinstance(row, list) and len(row) == 4 and isinstance(row[0], int)
+                        and isinstance(row[1], int) and isinstance(row[2], str)):
                     return False
-                rows[path] = (mtime, size, digest, self.codec.decode(head), offset, length, body_mac)
-        except (ValueError, TypeError, Invalid, RecursionError):
+            if not all(isinstance(record, dict) for record in meta["runs"].values()):
+                return False
+        except (ValueError, TypeError, RecursionError):
             return False
-        self.rows = rows
-        self.data = data
+        self.rows = meta["rows"]
+        self.runs = meta["runs"]
         return True
 
-    def body(self, relative: str) -> Optional[Any]:
-        if relative in self.fresh:
-            return self.fresh[relative][2]
-        offset, length, body_mac = self.rows[relative][4:]
-        if offset == NO_BODY:
-            return None
-        blob = self.data[offset : offset + length]
-        if not hmac.compare_digest(mac(self.secret, blob), body_mac):
-            self.dirty = True
-            return None
-        try:
-            return self.codec.decode(json.loads(blob))
-        except (ValueError, Invalid, RecursionError):
-            self.dirty = True
-            return None
+    def head(self, relative: str) -> Optional[Any]:
+        """The decoded small result of a row (None, and the file rewritten, when it is not valid)."""
+        head = self.heads.get(relative)
+        if head is None:
+            try:
+                head = self.heads[relative] = self.codec.decode(self.rows[relative][3])
+            except (Invalid, RecursionError):
+                self.dirty = True
+                return None
+        return head
 
     def relative(self, path: str) -> str:
         absolute = os.path.abspath(path)
         if absolute.startswith(self.base + os.sep):
-            return os.path.relpath(absolute, self.base).replace(os.sep, "/")
+            return absolute[len(self.base) + 1:].replace(os.sep, "/")  # relpath of a normalised path
         return absolute
+
+    def unchanged(self, path: str) -> Optional[str]:
+        """The content hash of ``path`` when its stat matches its row (no read), else None."""
+        row = self.rows.get(self.relative(path))
+        return row[2] if row is not None and self._same_stat(path, row) else None
+
+    @staticmethod
+    def _same_stat(path: str, row: list) -> bool:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        return (row[0], row[1]) == (info.st_mtime_ns, info.st_size)
 
     def lookup(self, path: str, digest: Optional[str] = None) -> Optional[Hit]:
         """The entry of ``path`` if its stat (or, given ``digest``, its content) is unchanged."""
         relative = self.relative(path)
         row = self.rows.get(relative)
-        if row is None:
+        if row is None or (row[2] != digest if digest is not None else not self._same_stat(path, row)):
             return None
-        if digest is None:
-            try:
-                info = os.stat(path)
-            except OSError:
-                return None
-            if (row[0], row[1]) != (info.st_mtime_ns, info.st_size):
-                return None
-        elif row[2] != digest:
-            return None
-        return Hit(row[3], self, relative)
+        head = self.head(relative)
+        return Hit(head, row[2]) if head is not None else None
 
     # writing --------------------------------------------------------------------------------
     def touch(self, path: str) -> None:
@@ -250,41 +245,37 @@ class Cache:
             return
         row = self.rows.get(relative)
         if row is not None and (row[0], row[1]) != (info.st_mtime_ns, info.st_size):
-            self.rows[relative] = (info.st_mtime_ns, info.st_size, *row[2:])
+            self.rows[relative] = [info.st_mtime_ns, info.st_size, *row[2:]]
             self.dirty = True
 
-    def store(self, path: str, digest: str, head: Any, body: Any = None) -> None:
-        """Remember a result: ``head`` is read on every lookup, ``body`` only on demand."""
+    def store(self, path: str, digest: str, head: Any) -> None:
+        """Remember the small result of a file whose content hashes to ``digest``."""
         try:
             info = os.stat(path)
-            encoded_head = self.codec.encode(head)
-            blob = b"" if body is None else json.dumps(self.codec.encode(body), separators=(",", ":")).encode()
+            encoded = self.codec.encode(head)
         except (OSError, TypeError, ValueError, RecursionError):
             return  # not cacheable: computed again next time
         relative = self.relative(path)
-        self.rows[relative] = (info.st_mtime_ns, info.st_size, digest, head, NO_BODY, 0, "")
-        self.fresh[relative] = (encoded_head, blob, body)
+        self.rows[relative] = [info.st_mtime_ns, info.st_size, digest, encoded]
+        self.heads[relative] = head
+        self.dirty = True
+
+    # run records ----------------------------------------------------------------------------
+    def run(self, key: str) -> Optional[dict]:
+        return self.runs.get(key)
+
+    def store_run(self, key: str, record: dict) -> None:
+        """Keep ``record`` (plain JSON) as the last run under ``key``; the oldest go."""
+        self.runs.pop(key, None)
+        self.runs[key] = record
+        while len(self.runs) > MAX_RUNS:
+            del self.runs[next(iter(self.runs))]
         self.dirty = True
 
     def _serialise(self) -> bytes:
-        rows: Dict[str, list] = {}
-        parts: List[bytes] = []
-        offset = 0
-        for path, row in self.rows.items():
-            mtime, size, digest, head = row[:4]
-            if path in self.fresh:
-                encoded_head, blob, _ = self.fresh[path]
-            else:
-                encoded_head = self.codec.encode(head)
-                blob = b"" if row[4] == NO_BODY else self.data[row[4] : row[4] + row[5]]
-            if blob:
-                rows[path] = [mtime, size, digest, encoded_head, offset, len(blob), mac(self.secret, blob)]
-                parts.append(blob)
-                offset += len(blob)
-            else:
-                rows[path] = [mtime, size, digest, encoded_head, NO_BODY, 0, ""]
-        header = {"version": __version__, "key": self.key, "schema": self.codec.schema(), "rows": rows}
-        rest = json.dumps(header, separators=(",", ":")).encode() + b"\n" + b"".join(parts)
+        document = {"version": __version__, "key": self.key, "schema": self.codec.schema(), "rows": self.rows,
+                    "runs": self.runs}
+        rest = json.dumps(document, separators=(",", ":")).encode()
         return MAGIC + mac(self.secret, rest).encode() + b"\n" + rest
 
     def save(self) -> None:

@@ -204,9 +204,9 @@ def run_check(args: argparse.Namespace) -> int:
     fixing = settings.fix or args.diff
     fmt = args.output_format or "full"
     human = fmt in ("full", "concise", "text")
-    from .fixes import apply as fix_apply
-
     if fixing:
+        from .fixes import apply as fix_apply  # LibCST: imported only when fixes are planned
+
         out = sys.stderr if stdin or not human else sys.stdout
         result, fixed = fix_apply.run(paths, settings, diff=args.diff, show_fixes=args.show_fixes, out=out)
         planned = True
@@ -216,8 +216,10 @@ def run_check(args: argparse.Namespace) -> int:
         with ProgressBar() as progress:  # on stderr, for a terminal and many files only
             result = engine.run(paths, settings, progress=progress, cells=False)
         if fmt in FORMATS_WITH_EDITS:  # planning fixes parses with LibCST: only when edits are printed
+            from .fixes import apply as fix_apply
+
             result = fix_apply.attach(result)
-        result, fixed = fix_apply.in_cells(result), 0
+        result.findings, fixed = engine.notebook_findings(result.findings, result.sources), 0  # rows in cells
         planned = fmt in FORMATS_WITH_EDITS
     for warning in result.warnings:
         _warn(warning)

@@ -40,8 +40,6 @@ class FileResult:
     imports: Tuple[str, ...] = ()
 
 
-PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
-
 # Texts that stand in for files while fixes are planned in memory (``dslint.fixes.apply``
 # runs its rounds this way so that ``--diff`` shows exactly what ``--fix`` writes). They
 # never touch the cache, which describes the files on disk.
@@ -111,11 +109,18 @@ def summarise(path: str, source: SourceText) -> FileResult:
     return FileResult(path, summary=summary, parsed=True)
 
 
+def is_package_file(path: str) -> bool:
+    """An ``__init__`` file (as ``model.project.module_identity`` names packages)."""
+    return os.path.basename(path).rsplit(".", 1)[0] == "__init__"
+
+
 def analyze_source(path: str, source: SourceText, force: bool = False, words: Tuple[bytes, ...] = ()) -> FileResult:
-    """A seed file is summarised; any other only has its imports read (``force``: summarise anyway).
-    ``words``: more seed words (the project's own trainer classes)."""
+    """A seed file is summarised; any other only has its tier and imports read (``force``:
+    summarise anyway). ``words``: more seed words (the project's own trainer classes).
+    Imports are read only where ``connected_candidates`` follows them: files that mention
+    a loader word, and package ``__init__`` files."""
     tier = prefilter.tier(source.raw, words)
-    imports = prefilter.imported_modules(source.text)
+    imports = prefilter.imported_modules(source.text) if tier != prefilter.SKIP or is_package_file(path) else ()
     if tier == prefilter.SEED or force:
         result = summarise(path, source)
     else:
@@ -143,32 +148,29 @@ def analyze(path: str, force: bool = False) -> Tuple[FileResult, Optional[Source
     return analyze_source(path, source, force), source
 
 
-def analyze_cached(path: str, cache: Optional[Cache], force: bool = False, words: Tuple[bytes, ...] = ()) -> FileResult:
-    """analyze(), reusing the cached result of an unchanged file."""
-    hit = from_cache(cache, path, force)
-    if hit is not None:
-        return hit
+def analyze_fresh(path: str, force: bool = False, words: Tuple[bytes, ...] = ()) -> FileResult:
+    """analyze() of a file not found in the cache, with its content hash."""
     source = read_source(path)
     if isinstance(source, Unreadable):
         return FileResult(path, error=unparsable(path, source.reason, source.row, source.column))
-    digest = content_hash(source.raw)
-    hit = from_cache(cache, path, force, digest)
-    if hit is not None:
-        cache.touch(path)  # refresh the stat part of the key
-        return hit
     result = analyze_source(path, source, force, words)
-    result.digest = digest
+    result.digest = content_hash(source.raw)
     return result
 
 
-def _analyze_chunk(paths: List[str], force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
-    """Worker-process entry: pure function of the files (settings travel as arguments)."""
-    return [analyze_cached(path, None, force, words) for path in paths]
+def summarise_path(path: str) -> FileResult:
+    """Parse and summarise a file whose tier and imports are already known."""
+    source = read_source(path)
+    if isinstance(source, Unreadable):
+        return FileResult(path, error=unparsable(path, source.reason, source.row, source.column))
+    return summarise(path, source)
 
 
 def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache], progress=None,
                 force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
-    """Per-file analysis, from the cache where possible, the rest in worker processes."""
+    """Per-file analysis: the small result of an unchanged file from the cache, the rest
+    computed (in worker processes when there is enough of it). A file the cache knows
+    keeps no summary there: a seed from the cache comes back without one (``summarise_all``)."""
     results: Dict[str, FileResult] = {}
     todo: List[str] = []
     for path in files:
@@ -177,27 +179,84 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
             results[path] = hit
         else:
             todo.append(path)
+    count = [len(results)]
+
+    def done(number: int) -> None:
+        count[0] += number
+        if progress is not None:
+            progress(count[0], len(files))
+
     if progress is not None:
         progress(len(results), len(files))
-    fresh = _analyze_parallel(todo, jobs, progress, len(results), len(files), force, words)
+    fresh = share(todo, functools.partial(_analyze_chunk, force=force, words=words), jobs, done)
     for path, result in zip(todo, fresh):
-        results[path] = result
         remember(cache, result)
+        results[path] = result
     return [results[path] for path in files]
 
 
+def summarise_all(results: Sequence[FileResult], paths: Sequence[str], jobs: Optional[int]) -> List[FileResult]:
+    """``results`` with the files ``paths`` parsed and summarised (their tier, imports and
+    content hash kept), in worker processes when there is enough of them."""
+    wanted = set(paths)
+    todo = [r.path for r in results if r.path in wanted]
+    fresh = dict(zip(todo, share(todo, _summarise_chunk, jobs)))
+    out = []
+    for result in results:
+        done = fresh.get(result.path)
+        if done is not None:
+            result = dataclasses.replace(result, summary=done.summary, error=done.error, parsed=done.parsed)
+        out.append(result)
+    return out
+
+
+def _analyze_chunk(paths: List[str], force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
+    """Pure function of the files (runs in worker processes: settings travel as arguments)."""
+    return [analyze_fresh(path, force, words) for path in paths]
+
+
+def _summarise_chunk(paths: List[str]) -> List[FileResult]:
+    return [summarise_path(path) for path in paths]
+
+
+def share(paths: List[str], function, jobs: Optional[int], done=None) -> List[FileResult]:
+    """``function`` over ``paths`` in chunks, shared with forked workers when the files are
+    big enough to pay for them (``dslint.parallel``)."""
+    from . import parallel
+
+    if not paths:
+        return []
+    sizes = [_size(path) for path in paths]
+    workers = parallel.workers_for(sum(sizes), cap_jobs(jobs, len(paths)))
+    if _OVERLAY and not parallel.FORK:
+        workers = 0  # only fork carries the overlay
+    chunks = parallel.chunked(paths, sizes, workers + 1)
+    return parallel.map_shared(function, chunks, workers, done)
+
+
+def _size(path: str) -> int:
+    source = _OVERLAY.get(path)
+    if source is not None:
+        return len(source.raw)
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 def remember(cache: Optional[Cache], result: FileResult) -> None:
-    """Store ``result`` without its paths: a hit is the same from any working directory."""
+    """Store the small part of ``result`` without its paths: a hit is the same from any
+    working directory (the summary is not kept: see ``dslint.cache``)."""
     if cache is not None and result.digest and result.path not in _OVERLAY:  # the cache describes files on disk
         error = result.error and dataclasses.replace(result.error, path="")
         head = dataclasses.replace(result, path="", summary=None, error=error, parsed=False)
-        cache.store(result.path, result.digest, head, result.summary)
+        cache.store(result.path, result.digest, head)
 
 
 def from_cache(cache: Optional[Cache], path: str, force: bool, digest: Optional[str] = None) -> Optional[FileResult]:
-    """The cached result of an unchanged ``path`` (by stat, or by ``digest``), exactly as an
-    uncached run would compute it now: a file summarised on demand in an earlier run is not
-    summarised up front in this one."""
+    """The cached small result of an unchanged ``path`` (by stat, or by ``digest``), as an
+    uncached run computes it: the tier, the imports, and the DSL001 of a seed that does
+    not parse. ``force`` (a summary is needed): only an unparsable file's answer is whole."""
     hit = cache.lookup(path, digest) if cache is not None and path not in _OVERLAY else None
     if hit is None:
         return None
@@ -206,10 +265,9 @@ def from_cache(cache: Optional[Cache], path: str, force: bool, digest: Optional[
         return dataclasses.replace(head, path=path, error=None)
     if head.error is not None:
         return dataclasses.replace(head, path=path, error=dataclasses.replace(head.error, path=path))
-    summary = hit.body()
-    if summary is None:
+    if force:
         return None
-    return dataclasses.replace(head, path=path, summary=dataclasses.replace(summary, path=path))
+    return dataclasses.replace(head, path=path)
 
 
 @functools.lru_cache(maxsize=None)
@@ -219,36 +277,6 @@ def cache_codec() -> Codec:
     from .analysis import summary, values
 
     return Codec([FileResult, *records_of(summary, values, diagnostics)])
-
-
-def _analyze_parallel(todo: List[str], jobs: Optional[int], progress, done: int, total: int,
-                      force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
-    jobs = cap_jobs(jobs, len(todo))
-    import multiprocessing
-
-    forks = "fork" in multiprocessing.get_all_start_methods()
-    if jobs <= 1 or len(todo) < PARALLEL_THRESHOLD or (_OVERLAY and not forks):  # only fork carries the overlay
-        out = []
-        for path in todo:
-            out.append(analyze_cached(path, None, force, words))
-            done += 1
-            if progress is not None and (done % 50 == 0 or done == total):
-                progress(done, total)
-        return out
-    import concurrent.futures
-
-    method = "fork" if forks else None
-    context = multiprocessing.get_context(method)
-    chunk = max(16, len(todo) // (jobs * 4))
-    chunks = [todo[i : i + chunk] for i in range(0, len(todo), chunk)]
-    out: List[FileResult] = []
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        for part in pool.map(_analyze_chunk, chunks, [force] * len(chunks), [words] * len(chunks)):
-            out.extend(part)
-            done += len(part)
-            if progress is not None:
-                progress(done, total)
-    return out
 
 
 # the project --------------------------------------------------------------------------------
@@ -307,13 +335,13 @@ def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -
             and infos[r.path].key in reached]
 
 
-def lazy_summary(cache: Optional[Cache]):
+def lazy_summary(consulted: Optional[Set[str]] = None):
     """Summarise a file the pre-filter skipped, only when the resolver needs it."""
 
     def compute(path: str) -> Optional[ModuleSummary]:
-        result = analyze_cached(path, cache, force=True)
-        remember(cache, result)
-        return result.summary
+        if consulted is not None:
+            consulted.add(path)
+        return summarise_path(path).summary
 
     return compute
 
@@ -324,14 +352,23 @@ def source_text(path: str) -> Optional[str]:
 
 
 def check_results(results: Sequence[FileResult], codes: Sequence[str], settings: Settings,
-                  roots: Dict[str, str], cache: Optional[Cache] = None) -> List[Finding]:
+                  roots: Dict[str, str], consulted: Optional[Set[str]] = None) -> List[Finding]:
+    """The per-file errors and the rules' findings; ``consulted`` receives every file the
+    analysis reads (summarised up front or on demand, or quoted)."""
     from .checks import run_checks
     from .model.libraries import Libraries
     from .model.project import Project, Sources
     from .model.queries import Model
     from .model.resolver import Resolver
 
-    sources = Sources(lazy_summary(cache), source_text)
+    def text(path: str) -> Optional[str]:
+        if consulted is not None:
+            consulted.add(path)
+        return source_text(path)
+
+    if consulted is not None:
+        consulted.update(r.path for r in results if r.summary is not None and r.error is None)
+    sources = Sources(lazy_summary(consulted), text)
     project = Project.build(((r.path, r.summary, roots[r.path]) for r in results if r.error is None), sources)
     libraries = Libraries(getattr(settings, "loader_classes", ()), getattr(settings, "loader_factories", ()))
     resolver = Resolver(project, libraries)
@@ -346,16 +383,22 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
     return findings
 
 
+def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
+            consulted: Optional[Set[str]] = None) -> Tuple[List[FileResult], List[Finding]]:
+    """Summarise the seeds not summarised yet and the candidates the imports connect to
+    seeds, build the model, run the rules."""
+    seeds = [r.path for r in results if r.tier == prefilter.SEED and r.summary is None and r.error is None]
+    results = summarise_all(results, seeds, settings.jobs) if seeds else list(results)
+    connected = connected_candidates(results, roots)
+    if connected:
+        results = summarise_all(results, connected, settings.jobs)
+    return results, check_results(results, codes, settings, roots, consulted)
+
+
 def check_files(results: Sequence[FileResult], settings: Settings, paths: Sequence[str], codes: Sequence[str],
                 cache: Optional[Cache] = None) -> Tuple[List[FileResult], List[Finding]]:
-    """Summarise the candidates the imports connect to seeds, build the model, run the rules."""
-    files = [r.path for r in results]
-    roots = given_roots(paths, files)
-    connected = set(connected_candidates(results, roots))
-    if connected:
-        more = {r.path: r for r in analyze_all(sorted(connected), settings.jobs, cache, None, force=True)}
-        results = [more.get(r.path, r) for r in results]
-    return list(results), check_results(results, codes, settings, roots, cache)
+    """Summarise what the rules need of ``results``, build the model, run the rules."""
+    return analyse(results, settings, codes, given_roots(paths, [r.path for r in results]))
 
 
 def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = True) -> RunResult:
@@ -378,6 +421,8 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
     to that cell; ``cells=False`` keeps them in the rows of the joined text in
     ``result.sources[path]``, which is what a fixer edits (see ``dslint.notebook``).
     """
+    from . import reuse
+
     discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, settings.force_exclude,
                           settings_for=settings.for_folder)
     files = discovery.files(paths)
@@ -386,7 +431,20 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
     words = seed_words(settings)
     results = analyze_all(files, settings.jobs, cache, progress, words=words)
     codes = settings.codes_for(files)
-    results, findings = check_files(results, settings, paths, codes, cache)
+    roots = given_roots(paths, files)
+    errors = [r.error for r in results if r.error is not None]  # this run's per-file DSL001s
+    key = reuse.run_key(paths, codes, settings) if cache is not None and not _OVERLAY else None
+    found = reuse.recorded(cache, key, results, roots) if key is not None else None
+    if found is None:
+        consulted: Set[str] = set()
+        results, findings = analyse(results, settings, codes, roots, consulted)
+        known = {id(error) for error in errors}
+        found = [f for f in findings if id(f) not in known]
+        if key is not None:
+            kept = reuse.record(results, roots, consulted, found, cache)
+            if kept is not None:
+                cache.store_run(key, kept)
+    findings = errors + found
     result.parsed = sum(r.parsed for r in results)  # parsed by this run; cache hits say False
     findings.extend(unparsable(path, reason) for path, reason in discovery.problems)
     for path in sorted({f.path for f in findings if f.code != "DSL001" or f.path.endswith(".ipynb")}):

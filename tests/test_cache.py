@@ -48,8 +48,33 @@ def test_change_in_imported_module_reaches_cross_file_finding(tmp_path):
     (tmp_path / "utils.py").write_text("import cv2\nx = 1\n")
     os.utime(tmp_path / "utils.py", ns=(1, 1))  # even with a stale-looking mtime
     result = lint(tmp_path)
-    assert result.parsed == 1
+    assert result.parsed == 2  # a file the analysis read changed: it runs again (summaries are not cached)
     assert [(os.path.basename(f.path), f.code) for f in result.findings] == [("dataset.py", "DSL103")]
+
+
+def test_edit_to_a_file_the_analysis_never_read_reuses_the_findings(tmp_path):
+    make_tree(tmp_path, throttle=False)
+    (tmp_path / "notes.py").write_text("x = 1\n")
+    first = lint(tmp_path)
+    assert first.parsed == 2 and [f.code for f in first.findings] == ["DSL103"]
+    (tmp_path / "notes.py").write_text("x = 2  # nothing dslint looks for\n")
+    again = lint(tmp_path)
+    assert again.parsed == 0 and again.findings == first.findings
+    (tmp_path / "notes.py").write_text("from torch.utils.data import DataLoader\n")  # now a seed
+    assert lint(tmp_path).parsed == 3
+
+
+def test_new_project_boundary_analyses_again(tmp_path):
+    # where a file sits (its package, its project) is part of what its findings depend on
+    from dslint.model import project
+
+    (tmp_path / "app").mkdir()
+    make_tree(tmp_path / "app", throttle=False)
+    assert lint(tmp_path).parsed == 2
+    assert lint(tmp_path).parsed == 0
+    (tmp_path / "app" / "setup.cfg").write_text("[metadata]\n")  # app/ becomes a project of its own
+    project._marked_ancestor.cache_clear()  # as a new process would see it
+    assert lint(tmp_path).parsed == 2
 
 
 def test_no_cache_writes_nothing(tmp_path):

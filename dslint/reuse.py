@@ -1,0 +1,111 @@
+"""A warm run reuses the findings of the last run over the same files, when nothing they
+were computed from has changed.
+
+A run records in the cache what its findings depend on: the content hash of every file,
+the files the analysis actually read (summarised up front, summarised on demand, quoted
+in a message) with their hashes, where each file sits (its module name, import root and
+project), and the tiers and imports that decide which files are summarised up front. The
+next run with the same paths, working directory and options reuses the findings when
+
+- every file has the same content (a warm run reads the cache and nothing else), or
+- the only files that changed were never read by the analysis, and still have the same
+  tier, imports and readability (an edit to one of the many files that mention nothing
+  dslint looks for cannot change what it finds).
+
+Anything else analyses again. The per-file DSL001 of an unreadable or unparsable file is
+not recorded: it comes from this run's per-file pass, like the noqa filtering after.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence
+
+from .diagnostics import Finding
+from .plaindata import Invalid
+
+if TYPE_CHECKING:
+    from .cache import Cache
+    from .config import Settings
+    from .engine import FileResult
+
+NOT_KEYED = frozenset({"jobs", "cache", "cache_dir", "hierarchy"})  # settings that cannot change a finding
+
+
+def _digest(parts: Iterable[str]) -> str:
+    hasher = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        hasher.update(part.encode("utf-8", "surrogatepass"))
+        hasher.update(b"\0")
+    return hasher.hexdigest()
+
+
+def run_key(paths: Sequence[str], codes: Sequence[str], settings: "Settings") -> str:
+    """The question a run answers: its paths (as given, from where), its rules and options."""
+    options = [(f.name, repr(getattr(settings, f.name))) for f in dataclasses.fields(settings)
+               if f.name not in NOT_KEYED]
+    return _digest([os.getcwd(), repr(list(paths)), repr(list(codes)), repr(options)])
+
+
+def contents(results: Sequence["FileResult"]) -> str:
+    """Every file of the run and its content."""
+    return _digest(f"{r.path}\0{r.digest}" for r in results)
+
+
+def identities(results: Sequence["FileResult"], roots: Dict[str, str]) -> str:
+    """Where every file sits: its module name, import root and project boundary (which
+    depend on ``__init__.py`` and project markers that are not files of the run)."""
+    from .model.project import boundary_of, module_identity
+
+    parts = []
+    for result in results:
+        root, name, is_package = module_identity(result.path)
+        parts.append(f"{result.path}\0{root}\0{name}\0{is_package}\0{boundary_of(root, os.path.abspath(roots[result.path]))}")
+    return _digest(parts)
+
+
+def connections(results: Sequence["FileResult"]) -> str:
+    """What decides the files summarised up front: tiers, imports (of the files
+    ``engine.connected_candidates`` follows) and which files could be read."""
+    return _digest(f"{r.path}\0{r.tier}\0{r.imports!r}\0{r.error is None}" for r in results)
+
+
+def record(results: Sequence["FileResult"], roots: Dict[str, str], consulted: Iterable[str],
+           findings: List[Finding], cache: "Cache") -> Optional[dict]:
+    """What to keep of a run: None when its findings cannot be stored as plain data."""
+    digests = {r.path: r.digest for r in results}
+    try:
+        encoded = cache.codec.encode(list(findings))
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return {
+        "contents": contents(results),
+        "identities": identities(results, roots),
+        "connections": connections(results),
+        "consulted": {path: digests.get(path, "") for path in sorted(set(consulted))},
+        "findings": encoded,
+    }
+
+
+def recorded(cache: "Cache", key: str, results: Sequence["FileResult"], roots: Dict[str, str]) -> Optional[List[Finding]]:
+    """The findings of the last run under ``key`` when they still hold (see the module), else None."""
+    saved = cache.run(key)
+    if not isinstance(saved, dict) or not isinstance(saved.get("consulted"), dict):
+        return None
+    if saved.get("contents") != contents(results):
+        digests = {r.path: r.digest for r in results}
+        if any(digests.get(path) != digest or not digest for path, digest in saved["consulted"].items()):
+            return None
+        if saved.get("connections") != connections(results):
+            return None
+    if saved.get("identities") != identities(results, roots):
+        return None
+    try:
+        findings = cache.codec.decode(saved.get("findings"))
+    except (Invalid, RecursionError):
+        return None
+    if not isinstance(findings, list) or not all(isinstance(f, Finding) for f in findings):
+        return None
+    return findings
