@@ -1,140 +1,321 @@
 #!/usr/bin/env python3
-"""Speed of dslint against ruff, flake8 and TorchFix on the same files, in one run.
+"""Speed and memory of dslint against ruff on the same trees, in one run.
 
 Usage:
     ../shared/corpus/fetch.sh                 # once: the real-world corpus
-    pip install ruff flake8 torchfix          # the peers (public tools)
-    python bench/bench.py [--corpus DIR] [--torchfix-files N]
+    pip install ruff                          # the yardstick (flake8, torchfix: --peers)
+    python bench/bench.py [--corpus DIR] [--training DIR] [--repeat N] [--peers]
 
-Each tool runs as a user runs it, as a subprocess over the whole corpus; "cold" is a run
-without a cache, "warm" a second run with the cache the first one left (tools without a
-cache are only run cold). Peak memory is the largest summed RSS of the tool's whole
-process tree, sampled every 20 ms. TorchFix needs about 0.7 s a file, so by default it runs
-on a fixed sample (every k-th file) and its whole-corpus time is projected from files/s.
-This is a benchmark, not a test: it prints figures and asserts nothing.
+Trees, each copied into a scratch folder first (the originals are never written to):
+
+- **data-heavy**: the files of the corpus that mention ``DataLoader`` or ``Dataset``, at
+  their own relative paths (built here, the same way every time: a quarter or more of a
+  training repository's files look like this, against under 9 % of a library's);
+- **corpus**: the whole corpus;
+- **training**: the training repositories of ``../shared/training-repos`` (if present).
+
+Runs, interleaved tool by tool and repeated (the median is reported):
+
+- **cold**: no cache (``--no-cache``);
+- **warm**: a second run with the cache a first one left;
+- **edited**: a warm run after one file changed (a comment line appended): ``edited
+  (read)`` edits the largest file dslint summarises (its analysis must run again),
+  ``edited (unread)`` the largest file it never reads (most files of a library).
+
+Each tool runs as a user runs it, as a subprocess (``dslint check``: the default rules;
+``ruff check``: its default rules). Wall time, CPU time (user+sys of the process and its
+workers) and peak memory: the largest summed proportional set size (PSS) of the process
+tree, sampled every 20 ms (PSS shares a page between the processes that map it, so a
+forked worker is not counted twice). Ratios are dslint over ruff cold. ``--dslint-path``
+times another checkout (e.g. an older commit) with the same method. This is a benchmark,
+not a test: it prints figures and asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+HEAVY = re.compile(rb"DataLoader|Dataset")
+EDIT = b"\n# edited by bench/bench.py\n"
 
 
-def tree_rss_kib(root_pid: int) -> int:
-    """Summed VmRSS of a process and all its descendants."""
-    children = {}
+# measuring ------------------------------------------------------------------------------------
+def _children() -> Dict[int, List[int]]:
+    children: Dict[int, List[int]] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(entry))
-        except OSError:
-            continue
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                children.setdefault(int(fields[1]), []).append(int(entry))
+            except OSError:
+                continue
+    return children
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    try:  # no smaps_rollup (old kernels): resident set size
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_memory_kib(root_pid: int) -> int:
+    """Summed PSS of a process and all its descendants."""
+    children = _children()
     total, todo = 0, [root_pid]
     while todo:
         pid = todo.pop()
         todo.extend(children.get(pid, []))
-        try:
-            with open(f"/proc/{pid}/status") as handle:
-                for line in handle:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-        except OSError:
-            continue
+        total += _pss_kib(pid)
     return total
 
 
-def measure(command, cwd=None):
-    """(wall seconds, peak tree RSS in MiB, exit code) of one run."""
+class Run:
+    """One timed run: wall seconds, CPU seconds, peak MiB, exit code."""
+
+    def __init__(self, wall: float, cpu: float, peak: float, code: int):
+        self.wall, self.cpu, self.peak, self.code = wall, cpu, peak, code
+
+
+def measure(command: List[str], env=None) -> Run:
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     peak = 0
     done = threading.Event()
 
     def sample():
         nonlocal peak
         while not done.is_set():
-            peak = max(peak, tree_rss_kib(process.pid))
+            peak = max(peak, tree_memory_kib(process.pid))
             time.sleep(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    code = process.wait()
+    _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     done.set()
     sampler.join()
-    return wall, peak / 1024, code
+    stderr = process.stderr.read().decode(errors="replace")
+    process.stderr.close()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 1):
+        print(f"  ! {' '.join(command[:4])}... exited {process.returncode}: {stderr[-300:]}", file=sys.stderr)
+    return Run(wall, usage.ru_utime + usage.ru_stime, peak / 1024, process.returncode)
 
 
-def python_files(root: Path):
-    return sorted(str(p) for p in root.rglob("*.py") if p.is_file() and "/." not in str(p.relative_to(root)))
+# trees ----------------------------------------------------------------------------------------
+def python_files(root: Path) -> List[Path]:
+    """Every ``.py`` file under ``root`` (hidden folders too: mmdet ships its configs in ``.mim``)."""
+    return sorted(p for p in root.rglob("*.py") if p.is_file() and not p.is_symlink())
+
+
+def copy_tree(source: Path, target: Path, only_heavy: bool = False) -> int:
+    """Copy the Python files of ``source`` (only the data-heavy ones) to ``target``; the count."""
+    shutil.rmtree(target, ignore_errors=True)
+    count = 0
+    for path in python_files(source):
+        data = path.read_bytes()
+        if only_heavy and not HEAVY.search(data):
+            continue
+        destination = target / path.relative_to(source)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_bytes(data)
+        count += 1
+    for marker in ("pyproject.toml", "setup.py", "setup.cfg"):  # project boundaries, as in the source
+        for found in source.rglob(marker):
+            if only_heavy or not found.is_file():
+                continue
+            destination = target / found.relative_to(source)
+            if not destination.exists():
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(found, destination)
+    return count
+
+
+def edit_targets(root: Path) -> Dict[str, Optional[Path]]:
+    """The largest file dslint summarises up front, and the largest it never reads (by the
+    pre-filter's words: neither a seed nor a candidate, nor a package ``__init__``)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from dslint import prefilter
+
+    read, unread = [], []
+    for path in python_files(root):
+        data = path.read_bytes()
+        tier = prefilter.tier(data)
+        if tier == prefilter.SEED:
+            read.append((len(data), str(path)))
+        elif tier == prefilter.SKIP and path.name != "__init__.py":
+            unread.append((len(data), str(path)))
+    return {"edited (read)": Path(max(read)[1]) if read else None,
+            "edited (unread)": Path(max(unread)[1]) if unread else None}
+
+
+# the benchmark --------------------------------------------------------------------------------
+def commands(tree: Path, dslint_path: Optional[str], cache: Path):
+    env = dict(os.environ)
+    env["DSLINT_CACHE_DIR"] = str(cache / "dslint")
+    if dslint_path:
+        env["PYTHONPATH"] = dslint_path + os.pathsep + env.get("PYTHONPATH", "")
+    dslint = [sys.executable, "-m", "dslint", "check", str(tree), "-q", "--exit-zero"]
+    ruff = ["ruff", "check", str(tree), "--exit-zero", "--quiet", "--cache-dir", str(cache / "ruff")]
+    return {"dslint": (dslint, env), "ruff": (ruff, None)}
+
+
+def bench_tree(name: str, tree: Path, repeat: int, tools: Dict[str, Tuple[List[str], Optional[dict]]],
+               cache: Path) -> List[tuple]:
+    """rows (tree, tool, run, [Run...]) for every tool and kind of run."""
+    runs: Dict[Tuple[str, str], List[Run]] = {}
+    targets = edit_targets(tree)
+    for _ in range(repeat):
+        for tool, (command, env) in tools.items():
+            no_cache = command + (["--no-cache"])
+            runs.setdefault((tool, "cold"), []).append(measure(no_cache, env))
+            shutil.rmtree(cache / tool, ignore_errors=True)
+            measure(command, env)  # fill the cache
+            runs.setdefault((tool, "warm"), []).append(measure(command, env))
+            for kind, target in targets.items():
+                if target is None:
+                    continue
+                original, stat = target.read_bytes(), target.stat()
+                try:
+                    target.write_bytes(original + EDIT)
+                    runs.setdefault((tool, kind), []).append(measure(command, env))
+                finally:
+                    target.write_bytes(original)
+                    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+                measure(command, env)  # the cache back to the original file
+    return [(name, tool, kind, values) for (tool, kind), values in runs.items()]
+
+
+def median(values: List[Run], field: str) -> float:
+    return statistics.median(getattr(run, field) for run in values)
+
+
+def report(rows: List[tuple], counts: Dict[str, int]) -> None:
+    print(f"{'tree':<11} {'files':>6} {'tool':<7} {'run':<16} {'wall s':>7} {'(min)':>6} {'cpu s':>6} "
+          f"{'peak MiB':>8} {'/ ruff cold':>11}")
+    for tree, tool, kind, values in rows:
+        ruff_cold = next((median(v, "wall") for t, tl, k, v in rows if t == tree and tl == "ruff" and k == "cold"), None)
+        ratio = f"{median(values, 'wall') / ruff_cold:.2f}x" if ruff_cold else "-"
+        print(f"{tree:<11} {counts[tree]:>6} {tool:<7} {kind:<16} {median(values, 'wall'):>7.2f} "
+              f"{min(r.wall for r in values):>6.2f} {median(values, 'cpu'):>6.2f} {median(values, 'peak'):>8.0f} "
+              f"{ratio:>11}")
+
+
+def targets_met(rows: List[tuple]) -> None:
+    """The figures the speed issue asks for, checked against this run."""
+    def wall(tree, tool, kind):
+        values = next((v for t, tl, k, v in rows if (t, tl, k) == (tree, tool, kind)), None)
+        return median(values, "wall") if values else None
+
+    checks = []
+    for tree, limit in (("data-heavy", 2.0), ("corpus", 1.5)):
+        cold, ruff = wall(tree, "dslint", "cold"), wall(tree, "ruff", "cold")
+        if cold and ruff:
+            checks.append((f"{tree}: dslint cold / ruff cold = {cold / ruff:.2f}x", cold / ruff <= limit, f"<= {limit}x"))
+        warm = wall(tree, "dslint", "warm")
+        if warm and ruff:
+            checks.append((f"{tree}: dslint warm / ruff cold = {warm / ruff:.2f}x", warm / ruff <= 0.5, "<= 0.5x"))
+    for kind in ("edited (unread)", "edited (read)"):
+        edited = wall("corpus", "dslint", kind)
+        if edited:
+            checks.append((f"corpus: dslint {kind} = {edited:.2f} s", edited < 1.0, "< 1 s"))
+    print()
+    for text, met, target in checks:
+        print(f"{'met ' if met else 'MISS'}  {text}  (target {target})")
+
+
+def peers(corpus: Path, files: int, torchfix_files: int) -> None:
+    """flake8 (cold) and TorchFix (on a sample: ~0.5 s a file) on the whole corpus."""
+    if shutil.which("flake8"):
+        run = measure(["flake8", "--exit-zero", str(corpus)])
+        print(f"flake8 cold over {files} files: {run.wall:.2f} s, peak {run.peak:.0f} MiB")
+    if shutil.which("torchfix"):
+        every = python_files(corpus)
+        step = max(1, len(every) // max(1, torchfix_files))
+        sample = [str(p) for p in every[::step]][:torchfix_files]
+        run = measure(["torchfix", *sample])
+        print(f"torchfix over a sample of {len(sample)} files: {run.wall:.2f} s "
+              f"(projected over the corpus: {len(every) / len(sample) * run.wall / 60:.0f} min)")
+
+
+def training_default() -> Path:
+    """``../shared/training-repos/src`` beside the checkout (or beside a worktree's parent)."""
+    repo = Path(__file__).resolve().parent.parent
+    for base in (repo.parent, repo.parent.parent):
+        if (base / "shared" / "training-repos" / "src").is_dir():
+            return base / "shared" / "training-repos" / "src"
+    return repo.parent / "shared" / "training-repos" / "src"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", default=os.path.expanduser("~/.cache/dslint-corpus/src"))
-    parser.add_argument("--torchfix-files", type=int, default=200, help="sample size for TorchFix (0: all)")
-    parser.add_argument("--skip", action="append", default=[], help="tool to skip (ruff, flake8, torchfix)")
+    parser.add_argument("--training", default=str(training_default()))
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each kind (the median is reported)")
+    parser.add_argument("--trees", default="data-heavy,corpus,training", help="which trees, comma-separated")
+    parser.add_argument("--dslint-path", help="run the dslint package found in this folder instead")
+    parser.add_argument("--work", help="scratch folder (default: a temporary one, removed after)")
+    parser.add_argument("--peers", action="store_true", help="also time flake8 and a TorchFix sample")
+    parser.add_argument("--torchfix-files", type=int, default=40)
     args = parser.parse_args()
     corpus = Path(args.corpus)
     if not corpus.is_dir():
         print(f"no corpus at {corpus}: run ../shared/corpus/fetch.sh first", file=sys.stderr)
         return 2
-    files = python_files(corpus)
-    print(f"corpus: {corpus} ({len(files)} .py files), {os.cpu_count()} cores\n")
-
-    rows = []
-    dslint = [sys.executable, "-m", "dslint", "check", str(corpus), "-q", "--exit-zero"]
-    shutil.rmtree(corpus / ".dslint_cache", ignore_errors=True)
-    rows.append(("dslint", "cold", len(files), *measure(dslint + ["--no-cache"])))
-    measure(dslint)  # fill the cache
-    rows.append(("dslint", "warm", len(files), *measure(dslint)))
-    if "ruff" not in args.skip and shutil.which("ruff"):
-        ruff = ["ruff", "check", str(corpus), "--exit-zero", "--quiet"]
-        rows.append(("ruff", "cold", len(files), *measure(ruff + ["--no-cache"])))
-        measure(ruff)
-        rows.append(("ruff", "warm", len(files), *measure(ruff)))
-    if "flake8" not in args.skip and shutil.which("flake8"):
-        rows.append(("flake8", "cold", len(files), *measure(["flake8", "--exit-zero", str(corpus)])))
-    torchfix_rate = None
-    if "torchfix" not in args.skip and shutil.which("torchfix"):
-        sample = files
-        if args.torchfix_files and args.torchfix_files < len(files):
-            step = len(files) / args.torchfix_files
-            sample = [files[int(i * step)] for i in range(args.torchfix_files)]
-        wall, peak, code = measure(["torchfix", *sample])
-        rows.append(("torchfix", f"cold ({len(sample)} files)", len(sample), wall, peak, code))
-        torchfix_rate = len(sample) / wall
-        # dslint on exactly the same sample, for a like-for-like ratio
-        wall, peak, code = measure([sys.executable, "-m", "dslint", "check", *sample, "-q", "--exit-zero", "--no-cache"])
-        rows.append(("dslint", f"cold ({len(sample)} files)", len(sample), wall, peak, code))
-
-    print(f"{'tool':<10} {'run':<20} {'files':>6} {'wall s':>8} {'files/s':>9} {'peak MiB':>9}")
-    for tool, run, count, wall, peak, _ in rows:
-        print(f"{tool:<10} {run:<20} {count:>6} {wall:>8.2f} {count / wall:>9.0f} {peak:>9.0f}")
-
-    def wall_of(tool, run):
-        return next((r[3] for r in rows if r[0] == tool and r[1] == run), None)
-
-    print()
-    ds_cold, ds_warm, ruff_cold = wall_of("dslint", "cold"), wall_of("dslint", "warm"), wall_of("ruff", "cold")
-    if ruff_cold:
-        print(f"dslint cold / ruff cold: {ds_cold / ruff_cold:.2f}x   (target: at most 2x)")
-        print(f"dslint warm / ruff cold: {ds_warm / ruff_cold:.2f}x   (target: at most 1x)")
-    if torchfix_rate:
-        sample_rows = [r for r in rows if r[1].startswith("cold (")]
-        tf, ds = sample_rows[0][3], sample_rows[1][3]
-        print(f"dslint / torchfix on the same {sample_rows[0][2]} files: {ds / tf:.3f}x "
-              f"(torchfix {tf:.1f} s, dslint {ds:.2f} s); torchfix projected on the whole corpus: "
-              f"{len(files) / torchfix_rate / 60:.0f} min")
+    if not shutil.which("ruff"):
+        print("ruff is not installed: pip install ruff", file=sys.stderr)
+        return 2
+    work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="dslint-bench-"))
+    wanted = [name.strip() for name in args.trees.split(",") if name.strip()]
+    sources = {"data-heavy": (corpus, True), "corpus": (corpus, False), "training": (Path(args.training), False)}
+    version = subprocess.run(["ruff", "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"{os.cpu_count()} cores, {version}, dslint from {args.dslint_path or 'this checkout'}, "
+          f"median of {args.repeat}\n")
+    rows: List[tuple] = []
+    counts: Dict[str, int] = {}
+    try:
+        for name in wanted:
+            source, heavy = sources[name]
+            if not source.is_dir():
+                print(f"(no {name} tree at {source}: skipped)")
+                continue
+            tree = work / "trees" / name
+            counts[name] = copy_tree(source, tree, heavy)
+            cache = work / "caches" / name
+            rows.extend(bench_tree(name, tree, args.repeat, commands(tree, args.dslint_path, cache), cache))
+        report(rows, counts)
+        targets_met(rows)
+        if args.peers:
+            print()
+            peers(work / "trees" / "corpus" if "corpus" in counts else corpus, counts.get("corpus", 0),
+                  args.torchfix_files)
+    finally:
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -3,7 +3,8 @@
 A worker's answer travels back pickled, and pickling a summary costs about as much as
 computing it; so this process works too, taking chunks from the same counter as the
 workers: whoever is free takes the next chunk, and a worker (which pays for pickling)
-simply ends up doing fewer. Workers are forked (they inherit everything, nothing is sent
+simply ends up doing fewer. The pickles are this run's own, written to and read from a
+private temporary folder (never the linted tree). Workers are forked (they inherit everything, nothing is sent
 to them) and only for a job big enough to pay for starting them; without ``fork``
 (Windows, macOS' default) the work runs here.
 """
@@ -12,7 +13,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import queue
+import pickle
+import tempfile
 from typing import Callable, List, Optional, Sequence, TypeVar
 
 Item = TypeVar("Item")
@@ -22,7 +24,6 @@ BYTES_PER_WORKER = 2 << 20  # a worker is started for each this much source to r
 CHUNKS_PER_PARTICIPANT = 8  # small enough chunks that everyone finishes at about the same time
 MIN_CHUNK_BYTES = 64 << 10
 MAX_CHUNK_BYTES = 1 << 20
-DONE = "done"
 FORK = "fork" in multiprocessing.get_all_start_methods()
 
 
@@ -54,9 +55,12 @@ def chunked(items: Sequence[Item], sizes: Sequence[int], participants: int) -> L
 def map_shared(function: Callable[[List[Item]], List[Result]], chunks: List[List[Item]], workers: int,
                done: Optional[Callable[[int], None]] = None) -> List[Result]:
     """``function`` over every chunk, results concatenated in chunk order; ``done(n)`` is
-    called as each chunk of ``n`` items is finished. With ``workers`` > 0, that many forked
-    processes share the chunks with this one; a chunk a worker could not deliver (it
-    failed or died) is done here, so a failure surfaces exactly as it would without them."""
+    called as each chunk of ``n`` items is finished here. With ``workers`` > 0, that many
+    forked processes share the chunks with this one. A worker pickles each answer before
+    it takes another chunk (so a worker takes chunks only as fast as it really finishes
+    them) into a file of its own in a private temporary folder (so it never waits for this
+    process to read). A chunk a worker could not deliver (it failed or died) is done here,
+    so a failure surfaces exactly as it would without workers."""
     if workers <= 0 or len(chunks) <= 1 or not FORK:
         out: List[Result] = []
         for chunk in chunks:
@@ -66,55 +70,29 @@ def map_shared(function: Callable[[List[Item]], List[Result]], chunks: List[List
         return out
     context = multiprocessing.get_context("fork")
     counter = context.Value("l", 0)
-    answers = context.Queue()
-    processes = [context.Process(target=_work, args=(function, chunks, counter, answers), daemon=True)
-                 for _ in range(workers)]
-    for process in processes:
-        process.start()
     results: List[Optional[List[Result]]] = [None] * len(chunks)
-    finished = 0
-
-    def take(answer) -> None:
-        nonlocal finished
-        if answer == DONE:
-            finished += 1
-            return
-        index, value = answer
-        if value is not None:
-            results[index] = value
-            if done is not None:
-                done(len(chunks[index]))
-
-    try:
-        while True:
-            index = _claim(counter, len(chunks))
-            if index is None:
-                break
-            results[index] = function(chunks[index])
-            if done is not None:
-                done(len(chunks[index]))
-            while True:  # what the workers sent meanwhile, so their pipe never fills
-                try:
-                    take(answers.get_nowait())
-                except queue.Empty:
-                    break
-        while finished < len(processes):
-            try:
-                take(answers.get(timeout=0.2))
-            except queue.Empty:
-                if all(not process.is_alive() for process in processes):
-                    try:  # a last answer may still be in the pipe
-                        while True:
-                            take(answers.get(timeout=0.05))
-                    except queue.Empty:
-                        break
-    finally:
+    with tempfile.TemporaryDirectory(prefix="dslint-") as folder:
+        outputs = [os.path.join(folder, str(number)) for number in range(workers)]
+        processes = [context.Process(target=_work, args=(function, chunks, counter, output), daemon=True)
+                     for output in outputs]
         for process in processes:
-            process.join(timeout=5)
-            if process.is_alive():
-                process.kill()
+            process.start()
+        try:
+            while True:
+                index = _claim(counter, len(chunks))
+                if index is None:
+                    break
+                results[index] = function(chunks[index])
+                if done is not None:
+                    done(len(chunks[index]))
+        finally:
+            for process in processes:
                 process.join()
-        answers.close()
+        for output in outputs:
+            for index, value in _answers(output):
+                results[index] = value
+                if done is not None:
+                    done(len(chunks[index]))
     out = []
     for index, value in enumerate(results):
         if value is None:  # a worker's chunk that never arrived
@@ -134,19 +112,32 @@ def _claim(counter, count: int) -> Optional[int]:
     return index
 
 
-def _work(function, chunks, counter, answers) -> None:
-    """A worker: take chunks until none are left, answer each (None when it failed)."""
+def _work(function, chunks, counter, output: str) -> None:
+    """A worker: take chunks until none are left, and write each answer to ``output``."""
     try:
-        while True:
-            index = _claim(counter, len(chunks))
-            if index is None:
-                break
-            try:
-                answers.put((index, function(chunks[index])))
-            except Exception:
-                answers.put((index, None))
+        with open(output, "wb") as handle:
+            while True:
+                index = _claim(counter, len(chunks))
+                if index is None:
+                    break
+                try:
+                    answer = pickle.dumps((index, function(chunks[index])), pickle.HIGHEST_PROTOCOL)
+                except Exception:
+                    continue  # done again by the parent, where the failure shows
+                handle.write(answer)
     finally:
-        answers.put(DONE)
-        answers.close()
-        answers.join_thread()
         os._exit(0)  # nothing of the parent's to tear down
+
+
+def _answers(output: str):
+    """The (index, result) pairs a worker wrote (up to a torn last one, if it died writing)."""
+    try:
+        handle = open(output, "rb")
+    except OSError:
+        return
+    with handle:
+        while True:
+            try:
+                yield pickle.load(handle)
+            except (EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, IndexError):
+                return

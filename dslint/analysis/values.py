@@ -141,10 +141,11 @@ def distinct_types(*classes) -> None:
     def __ne__(self, other):
         return not __eq__(self, other)
 
-    def __hash__(self):
-        return hash((type(self).__name__, tuple.__hash__(self)))
-
     for cls in classes:
+
+        def __hash__(self, _salt=hash(cls.__name__)):  # the class's part computed once
+            return tuple.__hash__(self) ^ _salt
+
         cls.__eq__ = __eq__
         cls.__ne__ = __ne__
         cls.__hash__ = __hash__

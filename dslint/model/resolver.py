@@ -140,10 +140,10 @@ def _encloses(blocks, outer: int, inner: int) -> bool:
 def join(parts: Iterable[Results]) -> Results:
     """Union of answers, one entry per object (the first trail wins), capped in width."""
     seen: Dict[Obj, Found] = {}
+    keep = seen.setdefault  # one hash of the object per entry: the first one found stays
     for part in parts:
         for found in part:
-            if found.obj not in seen:
-                seen[found.obj] = found
+            keep(found[0], found)
     if len(seen) > MAX_RESULTS:
         kept = list(seen.values())[:MAX_RESULTS]
         return tuple(kept) + UNKNOWN_RESULT
@@ -167,8 +167,7 @@ class Resolver:
 
         self.project = project
         self.libraries = libraries or Libraries()
-        self._memo: Dict[tuple, Tuple[Value, Results]] = {}
-        self._active: Set[tuple] = set()
+        self._memo: Dict[tuple, Tuple[Value, Optional[Results]]] = {}
         self._depth = 0
         self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
         self._callers_cut: Set[Func] = set()
@@ -179,6 +178,7 @@ class Resolver:
         self._duck: Dict[str, Results] = {}
         self._stores_by_attr = None
         self._imports: Dict[Tuple[Imported, str], Results] = {}
+        self._decorations: Dict[Tuple[int, int], bool] = {}
         self._importing: Set[Tuple[Imported, str]] = set()
 
     # entry -----------------------------------------------------------------------------
@@ -186,19 +186,22 @@ class Resolver:
         if value is None:
             return UNKNOWN_RESULT
         key = (id(value), ctx)  # the memo keeps ``value`` alive, so its id is never reused
-        found = self._memo.get(key)
+        memo = self._memo
+        found = memo.get(key)
         if found is not None and found[0] is value:
-            return found[1]
-        if key in self._active or self._depth > MAX_EVAL_DEPTH:
+            return found[1] if found[1] is not None else UNKNOWN_RESULT  # None: being evaluated (a cycle)
+        if self._depth > MAX_EVAL_DEPTH:
             return UNKNOWN_RESULT
-        self._active.add(key)
+        memo[key] = (value, None)  # the recursion guard lives in the memo: one lookup less per call
         self._depth += 1
         try:
             result = self._eval(value, ctx)
+        except BaseException:
+            del memo[key]
+            raise
         finally:
             self._depth -= 1
-            self._active.discard(key)
-        self._memo[key] = (value, result)
+        memo[key] = (value, result)
         return result
 
     def _eval(self, value: Value, ctx: Ctx) -> Results:
@@ -363,7 +366,14 @@ class Resolver:
     def _decorated(self, function: FunctionSummary, names) -> bool:
         from ..analysis.values import dotted
 
-        return any((dotted(d) or "") in names or last_name(d) in names for d in function.decorators)
+        if not function.decorators:
+            return False
+        key = (id(function), id(names))  # summaries and the name sets live as long as the run
+        found = self._decorations.get(key)
+        if found is None:
+            found = self._decorations[key] = any((dotted(d) or "") in names or last_name(d) in names
+                                                 for d in function.decorators)
+        return found
 
     def _is_static(self, function: FunctionSummary) -> bool:
         return self._decorated(function, STATIC_DECORATORS)
