@@ -148,14 +148,15 @@ def analyze(path: str, force: bool = False) -> Tuple[FileResult, Optional[Source
     return analyze_source(path, source, force), source
 
 
-def analyze_fresh(path: str, force: bool = False, words: Tuple[bytes, ...] = ()) -> FileResult:
-    """analyze() of a file not found in the cache, with its content hash."""
+def scan(path: str, words: Tuple[bytes, ...] = ()) -> FileResult:
+    """The pre-filter tier, imports and content hash of a file not found in the cache (no
+    parse: which files to parse is decided once every file is scanned)."""
     source = read_source(path)
     if isinstance(source, Unreadable):
         return FileResult(path, error=unparsable(path, source.reason, source.row, source.column))
-    result = analyze_source(path, source, force, words)
-    result.digest = content_hash(source.raw)
-    return result
+    tier = prefilter.tier(source.raw, words)
+    imports = prefilter.imported_modules(source.text) if tier != prefilter.SKIP or is_package_file(path) else ()
+    return FileResult(path, digest=content_hash(source.raw), tier=tier, imports=imports)
 
 
 def summarise_path(path: str) -> FileResult:
@@ -167,14 +168,13 @@ def summarise_path(path: str) -> FileResult:
 
 
 def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache], progress=None,
-                force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
-    """Per-file analysis: the small result of an unchanged file from the cache, the rest
-    computed (in worker processes when there is enough of it). A file the cache knows
-    keeps no summary there: a seed from the cache comes back without one (``summarise_all``)."""
+                words: Tuple[bytes, ...] = ()) -> List[FileResult]:
+    """The per-file pass: every file's tier, imports and content hash, from the cache for
+    an unchanged file, else read (in worker processes when there is enough to read)."""
     results: Dict[str, FileResult] = {}
     todo: List[str] = []
     for path in files:
-        hit = from_cache(cache, path, force)
+        hit = from_cache(cache, path)
         if hit is not None:
             results[path] = hit
         else:
@@ -188,8 +188,7 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
 
     if progress is not None:
         progress(len(results), len(files))
-    fresh = share(todo, functools.partial(_analyze_chunk, force=force, words=words), jobs, done)
-    for path, result in zip(todo, fresh):
+    for path, result in zip(todo, share(todo, functools.partial(_scan_chunk, words=words), jobs, done)):
         remember(cache, result)
         results[path] = result
     return [results[path] for path in files]
@@ -210,9 +209,9 @@ def summarise_all(results: Sequence[FileResult], paths: Sequence[str], jobs: Opt
     return out
 
 
-def _analyze_chunk(paths: List[str], force: bool = False, words: Tuple[bytes, ...] = ()) -> List[FileResult]:
+def _scan_chunk(paths: List[str], words: Tuple[bytes, ...] = ()) -> List[FileResult]:
     """Pure function of the files (runs in worker processes: settings travel as arguments)."""
-    return [analyze_fresh(path, force, words) for path in paths]
+    return [scan(path, words) for path in paths]
 
 
 def _summarise_chunk(paths: List[str]) -> List[FileResult]:
@@ -253,21 +252,10 @@ def remember(cache: Optional[Cache], result: FileResult) -> None:
         cache.store(result.path, result.digest, head)
 
 
-def from_cache(cache: Optional[Cache], path: str, force: bool, digest: Optional[str] = None) -> Optional[FileResult]:
-    """The cached small result of an unchanged ``path`` (by stat, or by ``digest``), as an
-    uncached run computes it: the tier, the imports, and the DSL001 of a seed that does
-    not parse. ``force`` (a summary is needed): only an unparsable file's answer is whole."""
-    hit = cache.lookup(path, digest) if cache is not None and path not in _OVERLAY else None
-    if hit is None:
-        return None
-    head = hit.head
-    if not force and head.tier != prefilter.SEED:
-        return dataclasses.replace(head, path=path, error=None)
-    if head.error is not None:
-        return dataclasses.replace(head, path=path, error=dataclasses.replace(head.error, path=path))
-    if force:
-        return None
-    return dataclasses.replace(head, path=path)
+def from_cache(cache: Optional[Cache], path: str) -> Optional[FileResult]:
+    """The cached small result of ``path`` when its stat is unchanged."""
+    hit = cache.lookup(path) if cache is not None and path not in _OVERLAY else None
+    return dataclasses.replace(hit.head, path=path) if hit is not None else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -354,7 +342,7 @@ def source_text(path: str) -> Optional[str]:
 def check_results(results: Sequence[FileResult], codes: Sequence[str], settings: Settings,
                   roots: Dict[str, str], consulted: Optional[Set[str]] = None) -> List[Finding]:
     """The per-file errors and the rules' findings; ``consulted`` receives every file the
-    analysis reads (summarised up front or on demand, or quoted)."""
+    rules read besides those summarised up front (summarised on demand, or quoted)."""
     from .checks import run_checks
     from .model.libraries import Libraries
     from .model.project import Project, Sources
@@ -366,8 +354,6 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
             consulted.add(path)
         return source_text(path)
 
-    if consulted is not None:
-        consulted.update(r.path for r in results if r.summary is not None and r.error is None)
     sources = Sources(lazy_summary(consulted), text)
     project = Project.build(((r.path, r.summary, roots[r.path]) for r in results if r.error is None), sources)
     libraries = Libraries(getattr(settings, "loader_classes", ()), getattr(settings, "loader_factories", ()))
@@ -385,13 +371,23 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
 
 def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
             consulted: Optional[Set[str]] = None) -> Tuple[List[FileResult], List[Finding]]:
-    """Summarise the seeds not summarised yet and the candidates the imports connect to
-    seeds, build the model, run the rules."""
+    """Summarise the seeds and the candidates the imports connect to seeds, build the
+    model, run the rules. Both are parsed in one pass (shared with workers): the
+    candidates are those a seed connects to if every seed parses, and any a seed that
+    did not parse was the only link to go back to unsummarised, as if never parsed."""
     seeds = [r.path for r in results if r.tier == prefilter.SEED and r.summary is None and r.error is None]
-    results = summarise_all(results, seeds, settings.jobs) if seeds else list(results)
     connected = connected_candidates(results, roots)
-    if connected:
-        results = summarise_all(results, connected, settings.jobs)
+    results = summarise_all(results, seeds + connected, settings.jobs)
+    if connected and any(r.error is not None for r in results if r.path in set(seeds)):
+        tentative = set(connected)
+        probe = [dataclasses.replace(r, summary=None) if r.path in tentative else r for r in results]
+        kept = set(connected_candidates(probe, roots))
+        results = [dataclasses.replace(r, summary=None, error=None, parsed=False)
+                   if r.path in tentative and r.path not in kept else r for r in results]
+        connected = [path for path in connected if path in kept]
+    if consulted is not None:
+        consulted.update(seeds)
+        consulted.update(connected)
     return results, check_results(results, codes, settings, roots, consulted)
 
 
