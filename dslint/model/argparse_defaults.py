@@ -55,20 +55,32 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
         return UNKNOWN_RESULT
     parts = []
     for method in ("add_argument", "set_defaults"):
-        for ref in resolver.project.calls_named(method):
-            site = resolver.project.call(ref)
-            if not isinstance(site.func, Attr):
-                continue
-            if method == "add_argument" and destination(site) != name:
-                continue
-            if method == "set_defaults" and not any(k == name for k, _ in site.keywords):
-                continue
+        for ref, site in _sites_setting(resolver, method, name):
             ctx = Ctx(ref.module, site.scope)
             receivers = resolver.eval(site.func.base, ctx)
             if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in receivers):
                 continue
             parts.append(_default(resolver, ref, site, ctx, name if method == "set_defaults" else "default"))
     return join(parts) if parts else UNKNOWN_RESULT
+
+
+def _sites_setting(resolver: "Resolver", method: str, name: str):
+    """The ``parser.<method>(...)`` sites that set ``name`` (an ``add_argument`` storing into
+    it, a ``set_defaults`` naming it), in call-table order: indexed once per run."""
+    index = getattr(resolver, "_argparse_sites", None)
+    if index is None:
+        index = resolver._argparse_sites = {}
+    table = index.get(method)
+    if table is None:
+        table = index[method] = {}
+        for ref in resolver.project.calls_named(method):
+            site = resolver.project.call(ref)
+            if not isinstance(site.func, Attr):
+                continue
+            names = [destination(site)] if method == "add_argument" else [k for k, _ in site.keywords]
+            for set_name in dict.fromkeys(names):
+                table.setdefault(set_name, []).append((ref, site))
+    return table.get(name, ())
 
 
 def _default(resolver: "Resolver", ref: SiteRef, site, ctx: Ctx, keyword: str) -> Results:

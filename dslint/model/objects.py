@@ -47,6 +47,9 @@ class Ctx(_CtxFields):
     __slots__ = ()
 
     def __new__(cls, module, scope="", call=None, caller=None, self_obj=None, shift=0, level=None):
+        if caller is None and self_obj is None:  # the common context: nothing nested
+            fields = (module, scope, call, None, None, shift, 0)
+            return tuple.__new__(cls, fields + (hash(("Ctx",) + fields),))
         level = 1 + max(caller.level if caller is not None else -1, level_of(self_obj) - 1)
         if level > MAX_LEVEL:
             caller = None

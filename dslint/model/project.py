@@ -200,14 +200,20 @@ class Project:
         """Call sites whose callee's last name is ``name`` (``f(...)``, ``x.f(...)``)."""
         if self._calls_by_name is None:
             table: Dict[str, List[SiteRef]] = defaultdict(list)
+            new = tuple.__new__  # a SiteRef without its Python-level constructor (same object)
             for info in self.eager_modules():
+                key = info.key
                 for index, site in enumerate(info.summary.calls):
                     func = site.func
-                    if isinstance(func, Attr) and isinstance(func.base, Call) and func.name == "__init__":
-                        table["super().__init__"].append(SiteRef(info.key, index))
-                    callee = last_name(func)
+                    kind = type(func)
+                    if kind is Attr:
+                        callee = func.name
+                        if callee == "__init__" and type(func.base) is Call:
+                            table["super().__init__"].append(new(SiteRef, (key, index)))
+                    else:
+                        callee = last_name(func)
                     if callee:
-                        table[callee].append(SiteRef(info.key, index))
+                        table[callee].append(new(SiteRef, (key, index)))
             self._calls_by_name = dict(table)
         return self._calls_by_name.get(name, [])
 

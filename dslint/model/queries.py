@@ -178,35 +178,46 @@ class Model:
         """Last names a loader construction can be called by: library names, project
         subclasses of them, and names bound to them (aliases, ``functools.partial``)."""
         names = {spec_name.rpartition(".")[2] for spec in self.resolver.libraries.loaders for spec_name in spec.names}
-        modules = self.project.eager_modules()
+        entries = self._naming_entries()
         for _ in range(3):
             before = len(names)
-            for info in modules:
-                summary = info.summary
-                for klass in summary.classes.values():
-                    if any(last_name(base) in names for base in klass.bases):
-                        names.add(klass.name)
-                scopes = [summary.bindings] + [f.bindings for f in summary.functions.values()]
-                for bindings in scopes:
-                    for name, items in bindings.items():
-                        if name in names:
-                            continue
-                        for binding in items:
-                            if binding.kind in ("assign", "import") and self._names_loader(binding.value, names, summary):
-                                names.add(name)
-                                break
+            for is_class, name, keys in entries:
+                if (is_class or name not in names) and any(key in names for key in keys):
+                    names.add(name)
             if len(names) == before:
                 break
         return names
 
+    def _naming_entries(self) -> List[Tuple[bool, str, Tuple[str, ...]]]:
+        """What ``_loader_names`` examines, once: (is a class, the name it may add, the last
+        names that add it), in the order it examines them (a class by its bases' last names;
+        a binding by the names its assignments and imports refer to). Entries that can
+        never add a name are left out."""
+        entries: List[Tuple[bool, str, Tuple[str, ...]]] = []
+        for info in self.project.eager_modules():
+            summary = info.summary
+            for klass in summary.classes.values():
+                keys = tuple(last_name(base) for base in klass.bases)
+                if keys:
+                    entries.append((True, klass.name, keys))
+            for bindings in [summary.bindings] + [f.bindings for f in summary.functions.values()]:
+                for name, items in bindings.items():
+                    keys = tuple(key for key in (self._naming_key(b.value, summary) for b in items
+                                                 if b.kind in ("assign", "import")) if key)
+                    if keys:
+                        entries.append((False, name, keys))
+        return entries
+
     @staticmethod
-    def _names_loader(value, names: Set[str], summary) -> bool:
+    def _naming_key(value, summary) -> str:
+        """The last name whose being a loader name makes ``value`` one ("": none)."""
         if isinstance(value, (Name, Attr, Imported)):
-            return last_name(value) in names
+            return last_name(value)
         if isinstance(value, Call):
             site = summary.calls[value.index]
-            return last_name(site.func) == "partial" and bool(site.args) and last_name(site.args[0]) in names
-        return False
+            if last_name(site.func) == "partial" and site.args:
+                return last_name(site.args[0])
+        return ""
 
     def construction(self, loader, note: str = "the loader is built here") -> Optional[Step]:
         return loader_facts.construction_step(self.resolver, loader, note)
