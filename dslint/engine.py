@@ -58,6 +58,9 @@ def overlay(sources: Dict[str, SourceText]):
         _OVERLAY.update(saved)
 
 
+_STARTED: List[Optional[Tuple[int, int]]] = [None]  # the machine's CPU times when the current run began
+
+
 @dataclass
 class RunResult:
     findings: List[Finding] = field(default_factory=list)
@@ -226,7 +229,7 @@ def share(paths: List[str], function, jobs: Optional[int], done=None) -> List[Fi
     if not paths:
         return []
     sizes = [_size(path) for path in paths]
-    workers = parallel.workers_for(sum(sizes), cap_jobs(jobs, len(paths)))
+    workers = parallel.workers_for(sum(sizes), cap_jobs(jobs, len(paths)), parallel.idle_cores(_STARTED[0]))
     if _OVERLAY and not parallel.FORK:
         workers = 0  # only fork carries the overlay
     chunks = parallel.chunked(paths, sizes, workers + 1)
@@ -401,8 +404,11 @@ def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = T
     """Lint ``paths`` (see ``_run``) with the cyclic garbage collector paused: a run allocates
     millions of small acyclic objects (syntax trees, summaries, memo entries), and each
     full collection would walk all of them again (measured: more than half the run time)."""
+    from . import parallel
+
     collecting = gc.isenabled()
     gc.disable()
+    _STARTED[0] = parallel.cpu_times()  # how busy the machine is while this run starts decides its workers
     try:
         return _run(paths, settings, progress, cells)
     finally:

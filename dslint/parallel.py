@@ -6,7 +6,8 @@ workers: whoever is free takes the next chunk, and a worker (which pays for pick
 simply ends up doing fewer. The pickles are this run's own, written to and read from a
 private temporary folder (never the linted tree). Workers are forked (they inherit everything, nothing is sent
 to them) and only for a job big enough to pay for starting them; without ``fork``
-(Windows, macOS' default) the work runs here.
+(Windows, macOS' default), or when the machine has no idle core (a worker would only
+take time from this process), the work runs here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import multiprocessing
 import os
 import pickle
 import tempfile
-from typing import Callable, List, Optional, Sequence, TypeVar
+from typing import Callable, List, Optional, Sequence, Tuple, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -27,11 +28,38 @@ MAX_CHUNK_BYTES = 1 << 20
 FORK = "fork" in multiprocessing.get_all_start_methods()
 
 
-def workers_for(total_bytes: int, jobs: int) -> int:
-    """How many worker processes ``total_bytes`` of source is worth, besides this one."""
+def workers_for(total_bytes: int, jobs: int, idle: Optional[float] = None) -> int:
+    """How many worker processes ``total_bytes`` of source is worth, besides this one, with
+    ``idle`` cores free (None: unknown). A worker on a core that is not free only takes
+    time from this process and adds its pickling (measured: a run 15 % slower)."""
     if not FORK or jobs <= 1:
         return 0
-    return max(0, min(jobs - 1, total_bytes // BYTES_PER_WORKER))
+    wanted = min(jobs - 1, total_bytes // BYTES_PER_WORKER)
+    if idle is not None:
+        wanted = min(wanted, int(idle + 0.5))
+    return max(0, wanted)
+
+
+def cpu_times() -> Optional[Tuple[int, int]]:
+    """(idle, total) CPU time of the machine so far, in clock ticks (None: not on Linux)."""
+    try:
+        with open("/proc/stat", "rb") as handle:
+            fields = handle.readline().split()
+        ticks = [int(value) for value in fields[1:]]
+    except (OSError, ValueError):
+        return None
+    if fields[:1] != [b"cpu"] or len(ticks) < 4:
+        return None
+    return ticks[3] + (ticks[4] if len(ticks) > 4 else 0), sum(ticks[:8])
+
+
+def idle_cores(since: Optional[Tuple[int, int]]) -> Optional[float]:
+    """Cores left idle since ``since`` (a ``cpu_times()``), this process's own use counted
+    as busy; None when unknown or too short a time has passed to tell."""
+    now = cpu_times()
+    if since is None or now is None or now[1] - since[1] < 10:
+        return None
+    return (now[0] - since[0]) / (now[1] - since[1]) * (os.cpu_count() or 1)
 
 
 def chunked(items: Sequence[Item], sizes: Sequence[int], participants: int) -> List[List[Item]]:

@@ -116,7 +116,6 @@ def test_repository_jobs_128_starts_no_more_processes_than_cores(tmp_path):
     workers = json.loads(result.stderr.rsplit("WORKERS", 1)[1])
     cores = len(os.sched_getaffinity(0))
     assert workers and max(workers) + 1 <= cores, result.stderr
-    assert cores < 2 or max(workers) >= 1, result.stderr  # the job was big enough to share
 
 
 def test_nearest_config_of_each_file_applies(tmp_path):
