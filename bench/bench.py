@@ -102,7 +102,8 @@ class Run:
 
 def measure(command: List[str], env=None) -> Run:
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                               cwd=tempfile.gettempdir())  # not the checkout: ``-m dslint`` would import it first
     peak = 0
     done = threading.Event()
 

@@ -197,12 +197,21 @@ def analyze_all(files: Sequence[str], jobs: Optional[int], cache: Optional[Cache
     return [results[path] for path in files]
 
 
-def summarise_all(results: Sequence[FileResult], paths: Sequence[str], jobs: Optional[int]) -> List[FileResult]:
+def summarise_all(results: Sequence[FileResult], paths: Sequence[str], jobs: Optional[int],
+                  progress=None) -> List[FileResult]:
     """``results`` with the files ``paths`` parsed and summarised (their tier, imports and
-    content hash kept), in worker processes when there is enough of them."""
+    content hash kept), in worker processes when there is enough of them. ``progress``
+    counts on from the per-file pass: (files scanned + parsed, files + files to parse)."""
     wanted = set(paths)
     todo = [r.path for r in results if r.path in wanted]
-    fresh = dict(zip(todo, share(todo, _summarise_chunk, jobs)))
+    count = [len(results)]
+
+    def done(number: int) -> None:
+        count[0] += number
+        if progress is not None:
+            progress(count[0], len(results) + len(todo))
+
+    fresh = dict(zip(todo, share(todo, _summarise_chunk, jobs, done)))
     out = []
     for result in results:
         done = fresh.get(result.path)
@@ -373,15 +382,16 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
 
 
 def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
-            consulted: Optional[Set[str]] = None) -> Tuple[List[FileResult], List[Finding]]:
+            consulted: Optional[Set[str]] = None, progress=None) -> Tuple[List[FileResult], List[Finding]]:
     """Summarise the seeds and the candidates the imports connect to seeds, build the
     model, run the rules. Both are parsed in one pass (shared with workers): the
     candidates are those a seed connects to if every seed parses, and any a seed that
     did not parse was the only link to go back to unsummarised, as if never parsed."""
     seeds = [r.path for r in results if r.tier == prefilter.SEED and r.summary is None and r.error is None]
     connected = connected_candidates(results, roots)
-    results = summarise_all(results, seeds + connected, settings.jobs)
-    if connected and any(r.error is not None for r in results if r.path in set(seeds)):
+    results = summarise_all(results, seeds + connected, settings.jobs, progress)
+    seed_set = set(seeds)
+    if connected and any(r.error is not None for r in results if r.path in seed_set):
         tentative = set(connected)
         probe = [dataclasses.replace(r, summary=None) if r.path in tentative else r for r in results]
         kept = set(connected_candidates(probe, roots))
@@ -396,7 +406,8 @@ def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[s
 
 def check_files(results: Sequence[FileResult], settings: Settings, paths: Sequence[str], codes: Sequence[str],
                 cache: Optional[Cache] = None) -> Tuple[List[FileResult], List[Finding]]:
-    """Summarise what the rules need of ``results``, build the model, run the rules."""
+    """Summarise what the rules need of ``results``, build the model, run the rules
+    (``cache``: unused, summaries are not cached)."""
     return analyse(results, settings, codes, given_roots(paths, [r.path for r in results]))
 
 
@@ -439,7 +450,7 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
     found = reuse.recorded(cache, key, results, roots) if key is not None else None
     if found is None:
         consulted: Set[str] = set()
-        results, findings = analyse(results, settings, codes, roots, consulted)
+        results, findings = analyse(results, settings, codes, roots, consulted, progress)
         known = {id(error) for error in errors}
         found = [f for f in findings if id(f) not in known]
         if key is not None:
