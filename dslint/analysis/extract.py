@@ -47,7 +47,8 @@ CMPOPS = {
 }
 UNARYOPS = {ast.USub: "neg", ast.Not: "not", ast.UAdd: "pos", ast.Invert: "inv"}
 CONST_TYPES = (int, float, bool, type(None))
-_NAME, _LOAD = ast.Name, ast.Load
+_NAME, _LOAD, _CONSTANT = ast.Name, ast.Load, ast.Constant
+_PLAIN = frozenset(CONST_TYPES)  # the exact types of ``ast.Constant`` values kept as they are
 _new = tuple.__new__  # builds a NamedTuple without its Python-level ``__new__`` (same object, less work)
 
 
@@ -533,6 +534,13 @@ class Extractor:
                 self.scope.loads.add(name)
             col = node.col_offset
             return _new(Name, (name, node.lineno * 65536 + (col if col < 65535 else 65535)))
+        if kind is _CONSTANT:  # inlined too (see ``_constant``)
+            value = node.value
+            if type(value) in _PLAIN:
+                return _new(Const, (value,))
+            if type(value) is str:
+                return _new(Const, (value,)) if len(value) <= MAX_STR else Unknown("str")
+            return Unknown("const")
         handler = self.expr_dispatch.get(kind)
         if handler is not None:
             return handler(node)
