@@ -58,7 +58,7 @@ def overlay(sources: Dict[str, SourceText]):
         _OVERLAY.update(saved)
 
 
-_STARTED: List[Optional[Tuple[int, int]]] = [None]  # the machine's CPU times when the current run began
+_STARTED: List[Optional[Tuple[int, int, float]]] = [None]  # the machine's CPU times when the current run began
 
 
 @dataclass

@@ -40,8 +40,9 @@ def workers_for(total_bytes: int, jobs: int, idle: Optional[float] = None) -> in
     return max(0, wanted)
 
 
-def cpu_times() -> Optional[Tuple[int, int]]:
-    """(idle, total) CPU time of the machine so far, in clock ticks (None: not on Linux)."""
+def cpu_times() -> Optional[Tuple[int, int, float]]:
+    """(idle, total) CPU ticks of the machine so far and this process's own CPU seconds
+    (its finished workers' included); None where ``/proc/stat`` is not there."""
     try:
         with open("/proc/stat", "rb") as handle:
             fields = handle.readline().split()
@@ -50,16 +51,22 @@ def cpu_times() -> Optional[Tuple[int, int]]:
         return None
     if fields[:1] != [b"cpu"] or len(ticks) < 4:
         return None
-    return ticks[3] + (ticks[4] if len(ticks) > 4 else 0), sum(ticks[:8])
+    own = sum(os.times()[:4])
+    return ticks[3] + (ticks[4] if len(ticks) > 4 else 0), sum(ticks[:8]), own
 
 
-def idle_cores(since: Optional[Tuple[int, int]]) -> Optional[float]:
-    """Cores left idle since ``since`` (a ``cpu_times()``), this process's own use counted
-    as busy; None when unknown or too short a time has passed to tell."""
+def idle_cores(since: Optional[Tuple[int, int, float]]) -> Optional[float]:
+    """Cores a worker could have had since ``since`` (a ``cpu_times()``): the cores, less
+    what other programs kept busy, less the one this process works on. None when unknown
+    or too short a time has passed to tell."""
     now = cpu_times()
     if since is None or now is None or now[1] - since[1] < 10:
         return None
-    return (now[0] - since[0]) / (now[1] - since[1]) * (os.cpu_count() or 1)
+    cores = os.cpu_count() or 1
+    ticks_per_core = (now[1] - since[1]) / cores
+    busy = (now[1] - since[1]) - (now[0] - since[0])
+    ours = (now[2] - since[2]) * os.sysconf("SC_CLK_TCK")
+    return cores - max(0.0, busy - ours) / ticks_per_core - 1
 
 
 def chunked(items: Sequence[Item], sizes: Sequence[int], participants: int) -> List[List[Item]]:
