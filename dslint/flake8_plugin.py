@@ -25,7 +25,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__, catalogue, engine
 from .config import ConfigError, Settings, load
-from .diagnostics import Finding
+from .diagnostics import Finding, related_summary
 from .discovery import Discovery
 from .sourcefile import SourceText
 
@@ -147,4 +147,7 @@ class Plugin:
             if key in seen:
                 continue
             seen.add(key)
-            yield item.row, max(0, item.col - 1), f"{item.code} {item.message}", type(self)
+            message = f"{item.code} {item.message}"
+            if item.related:
+                message += f" (see {related_summary(item.related)})"
+            yield item.row, max(0, item.col - 1), message, type(self)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Iterator, Set
 
-from ..analysis.values import Name, root_name
+from ..analysis.values import Starred, root_name
 from ..diagnostics import Finding
 from ..model import effects
-from ..model.objects import Cls, Container, Ext, Func, Inst, Lit, Step
+from ..model.objects import Cls, Container, Ctx, Ext, Func, Inst, Lit, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -25,7 +25,7 @@ def check(model: Model) -> Iterator[Finding]:
     reported: Set[Cls] = set()
     for loader in model.all_loaders():
         workers = model.workers(loader)
-        if not workers.processes:
+        if not workers.several:
             continue
         for found in model.value(loader, "dataset"):
             dataset = found.obj
@@ -69,6 +69,8 @@ def _finding(model: Model, iterator: Func, context: str, steps) -> Finding:
 
 
 def _shards(model: Model, loader, dataset: Inst) -> bool:
+    if _given_splitter(model, dataset):
+        return True
     for entry in model.worker_code(loader):
         if effects.consults_worker_info(model, entry.func):
             return True
@@ -87,9 +89,25 @@ def _delegates(model: Model, func: Func, dataset: Inst) -> bool:
     for value in iterated:
         if root_name(value) != self_name:
             continue
-        from ..model.objects import Ctx
-
         results = model.resolver.eval(value, Ctx(func.module, func.qualname, None, None, dataset))
         if any(not isinstance(f.obj, (Container, Lit)) for f in results):
             return True
+    return False
+
+
+def _given_splitter(model: Model, dataset: Inst) -> bool:
+    """The dataset was built with a per-worker splitter among its arguments (a pipeline
+    ``DataPipeline(shards, split_by_worker, ...)``): its stages shard the stream."""
+    if dataset.site is None:
+        return False
+    site = model.project.call(dataset.site)
+    ctx = dataset.ctx or Ctx(dataset.site.module, site.scope)
+    values = [a.value if isinstance(a, Starred) else a for a in site.args] + [v for _, v in site.keywords]
+    for value in values:
+        for found in model.resolver.eval(value, ctx):
+            obj = found.obj
+            if isinstance(obj, Func) and effects.consults_worker_info(model, obj):
+                return True
+            if isinstance(obj, Ext) and obj.qualname.rpartition(".")[2] in effects.SHARDING_NAMES:
+                return True
     return False

@@ -53,7 +53,7 @@ def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
 def _hand_over(trail):
     """Where a named function or class is handed over (the argument that passes it on)."""
     for step in reversed(trail):
-        if step is not None and (step.note.startswith(("passed as", "`")) or step.note == "argument"):
+        if step is not None and (step.note.startswith(("passed as", "argument"))):
             return step.module, step.span
     return None
 
@@ -79,6 +79,8 @@ def check(model: Model) -> Iterator[Finding]:
     for dataset in model.datasets_without_loader():
         klass = model.project.klass(dataset.cls.module, dataset.cls.qualname)
         for obj, role, trail in model.object_graph([(dataset, "dataset", ())]):
+            if model.defined_in_tests(obj):
+                continue  # a test's argument to a library dataset says nothing of what users pass
             yield from _report(model, obj, role, trail, f"dataset `{klass.name}` is made for DataLoader workers",
                                reported, ())
 

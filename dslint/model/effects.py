@@ -21,7 +21,10 @@ if TYPE_CHECKING:
     from .queries import Model
 
 CUDA_QUERIES = frozenset({"is_available", "is_initialized", "device_count", "is_bf16_supported", "get_arch_list",
-                          "_is_compiled", "is_built", "get_device_name", "get_device_capability"})
+                          "_is_compiled", "is_built", "get_device_name", "get_device_capability",
+                          # seeding is queued until CUDA is initialised in the process (``_lazy_call``):
+                          # a forked worker that only seeds never touches the device
+                          "manual_seed", "manual_seed_all", "seed", "seed_all"})
 THREAD_SETTERS = frozenset({"torch.set_num_threads", "mkl.set_num_threads", "faiss.omp_set_num_threads",
                             "threadpoolctl.threadpool_limits"})
 GLOBAL_SEEDERS = frozenset({"numpy.random.seed", "random.seed", "torch.manual_seed", "torch.random.manual_seed",

@@ -45,6 +45,28 @@ CUDA_AVAILABILITY_CALLS = frozenset({
     "torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available",
 })
 PARTIALS = frozenset({"functools.partial"})
+VALUE_BUILTINS = frozenset({
+    "map", "filter", "len", "sum", "min", "max", "any", "all", "str", "int", "float", "bool", "range", "abs",
+    "round", "repr", "hash", "isinstance", "hasattr", "zip", "enumerate", "bytes", "format", "ord", "chr", "divmod",
+    "pow",
+})
+VALUE_PACKAGES = ("numpy.", "math.", "json.", "os.path.", "re.")
+# Arguments a library class uses while it is built and does not keep (torchvision's
+# ``DatasetFolder`` runs ``is_valid_file`` over the folder in ``__init__``).
+CONSUMED_KEYWORDS = frozenset({"is_valid_file"})
+
+
+def computes_value(qualname: str) -> bool:
+    """Whether calling the outside callable ``qualname`` computes a new value from its arguments
+    (a tensor, an array, a number, a string) rather than building an object that keeps them:
+    pickling the result pickles none of the arguments, and a worker calling it runs none of them."""
+    if qualname.startswith("builtins."):
+        return qualname[9:] in VALUE_BUILTINS
+    if qualname.startswith("torch.") and qualname.count(".") == 1:
+        return True  # torch.tensor, torch.ByteTensor, torch.stack...: tensors
+    return qualname.startswith(VALUE_PACKAGES)
+
+
 IDENTITY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.sorted",
                             "builtins.reversed", "typing.cast"})
 ARITHMETIC = {

@@ -38,6 +38,9 @@ from .objects import (
 if TYPE_CHECKING:
     from .resolver import Resolver
 
+# Loader attributes that hold the constructor's argument as given, its default otherwise
+# (``sampler`` and ``collate_fn`` do not: DataLoader replaces a None with its own object).
+PLAIN_ATTRIBUTES = frozenset({"num_workers", "pin_memory", "persistent_workers", "batch_size", "drop_last", "timeout"})
 DATALOADER_POSITIONAL = (
     "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
     "drop_last", "timeout", "worker_init_fn", "multiprocessing_context", "generator",
@@ -227,8 +230,10 @@ class Libraries:
     def instance_attribute(self, resolver: "Resolver", inst: Inst, name: str) -> Optional[Results]:
         spec = self.loader_spec(resolver, inst)
         if spec is not None:
-            from .loaders import loader_argument
+            from .loaders import loader_argument, loader_value
 
+            if name in PLAIN_ATTRIBUTES:  # ``loader.num_workers``: the argument, else its default
+                return loader_value(resolver, inst, name)
             return loader_argument(resolver, inst, name) or UNKNOWN_RESULT
         # a method or attribute of an outside object: ``cap.read`` on a ``cv2.VideoCapture``
         return (Found(Ext(f"{inst.cls.qualname}().{name}")),)

@@ -136,6 +136,13 @@ class Workers(NamedTuple):
 
     kinds: Dict[str, Trail]
     threads: bool = False  # workers are threads (nothing is pickled or forked)
+    single: bool = False  # every positive count is the literal 1
+
+    @property
+    def several(self) -> bool:
+        """Several worker processes run, each with its own copy of the dataset: the count is
+        known positive and not only 1 (an unknown count stays unknown)."""
+        return self.positive and not self.threads and not self.single
 
     @property
     def zero(self) -> bool:
@@ -169,9 +176,13 @@ class Workers(NamedTuple):
 
 def workers(resolver: "Resolver", loader) -> Workers:
     kinds: Dict[str, Trail] = {}
+    single = True
     for found in loader_value(resolver, loader, "num_workers"):
-        kinds.setdefault(classify_workers(found.obj), found.trail)
-    return Workers(kinds, uses_threads(resolver, loader))
+        kind = classify_workers(found.obj)
+        kinds.setdefault(kind, found.trail)
+        if kind == POSITIVE and not (isinstance(found.obj, Lit) and found.obj.value == 1):
+            single = False
+    return Workers(kinds, uses_threads(resolver, loader), single)
 
 
 def uses_threads(resolver: "Resolver", loader) -> bool:
@@ -312,7 +323,7 @@ def when_workers_zero(resolver: "Resolver", inst, name: str) -> Tuple[Optional[R
         zeroed = substitute(value, workers.value, Const(0))
         tested = zeroed is not value and zeroed != value
         value = zeroed
-    step = Step(given.site.module, given.span, f"`{name}`")
+    step = Step(given.site.module, given.span, f"argument `{name}`")
     return tuple(Found(f.obj, (step,) + f.trail) for f in resolver.eval(value, given.ctx)), tested
 
 

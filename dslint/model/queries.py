@@ -21,6 +21,7 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
 from ..analysis.values import Attr, Call, Imported, Name, last_name
+from . import externals
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
 from .objects import (
@@ -59,6 +60,20 @@ ITERATING_CALLS = frozenset({"builtins.iter", "builtins.list", "builtins.tuple",
 MOVE_METHODS = ("to", "cuda", "type")
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
+
+
+def kept_arguments(site: CallSite, shift: int = 0) -> list:
+    """The arguments of a call building an outside object that it may keep."""
+    return list(site.args[shift:]) + [v for k, v in site.keywords if k not in externals.CONSUMED_KEYWORDS]
+
+
+def is_test_module(path: str) -> bool:
+    """A module of a test suite: under a ``tests``/``test`` folder, or ``test_*.py``,
+    ``*_test.py``, ``conftest.py``."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1].rsplit(".", 1)[0]
+    return (any(p in ("tests", "test", "testing") for p in parts[:-1]) or name.startswith("test_")
+            or name.endswith("_test") or name == "conftest")
 
 
 class Iteration(NamedTuple):
@@ -492,10 +507,13 @@ class Model:
         return entries
 
     def constructor_arguments(self, inst: Inst) -> Results:
+        """What an outside object keeps of the arguments it was built with (nothing, for a call
+        that computes a value: ``torch.ByteTensor(list(map(f, ...)))`` keeps no ``f``)."""
+        if isinstance(inst.cls, Ext) and externals.computes_value(inst.cls.qualname):
+            return ()
         site = self.project.call(inst.site)
         ctx = inst.ctx or Ctx(inst.site.module, site.scope)
-        values = list(site.args) + [v for _, v in site.keywords]
-        return join(self.resolver.eval(v, ctx) for v in values)
+        return join(self.resolver.eval(v, ctx) for v in kept_arguments(site))
 
     def callable_entries(self, obj, role: str, trail: Trail, depth: int = 0) -> List[WorkerFunction]:
         """The project functions a callable object runs when a worker calls it."""
@@ -603,8 +621,7 @@ class Model:
             if outside is not None:  # what an outside base class (ImageFolder) stores from its arguments
                 site, ctx, shift = outside
                 call = self.project.call(site)
-                values = list(call.args[shift:]) + [v for _, v in call.keywords]
-                for value in values:
+                for value in kept_arguments(call, shift):
                     for found in self.resolver.eval(value, ctx or Ctx(site.module, call.scope)):
                         yield found, None
             for item in self.resolver.mro(obj.cls):
@@ -829,14 +846,66 @@ class Model:
 
     def datasets_without_loader(self) -> List[Inst]:
         """Dataset classes no loader of the project uses (library code): instances of them
-        stand for the datasets users will hand to loaders with workers."""
+        stand for the datasets users will hand to loaders with workers.
+
+        Not assumed for: classes of test modules (fixtures of a test suite, not for users);
+        stubs; classes the project builds around a DataLoader (a wrapper iterated in the main
+        process); and the datasets of a project that splits work by worker itself (it calls
+        ``get_worker_info`` or a splitter elsewhere: its datasets are stages composed with
+        that mechanism, not handed to workers as they are)."""
+        found = getattr(self, "_unused_datasets", None)
+        if found is not None:
+            return found
         used = set()
         for loader in self.all_loaders():
             for found in self.value(loader, "dataset"):
                 if isinstance(found.obj, Inst) and isinstance(found.obj.cls, Cls):
                     used.update(i for i in self.resolver.mro(found.obj.cls) if isinstance(i, Cls))
-        return [Inst(cls) for cls in self.dataset_classes() if cls not in used
-                and self.project.klass(cls.module, cls.qualname).scope_kind != "function"]
+        splitting = self._splitting_boundaries()
+        out = []
+        for cls in self.dataset_classes():
+            info = self.project.modules[cls.module]
+            if cls in used or self.project.klass(cls.module, cls.qualname).scope_kind == "function" \
+                    or self.in_tests(info) or info.path.endswith(".pyi") or info.boundary in splitting \
+                    or self._wraps_loader(cls):
+                continue
+            out.append(Inst(cls))
+        self._unused_datasets = out
+        return out
+
+    def _splitting_boundaries(self) -> Set[str]:
+        """Project boundaries whose code calls a per-worker splitter (``get_worker_info``...)."""
+        from .effects import SHARDING_NAMES
+
+        out = set()
+        for name in SHARDING_NAMES:
+            for ref in self.project.calls_named(name):
+                out.add(self.project.modules[ref.module].boundary)
+        return out
+
+    def _wraps_loader(self, cls: Cls) -> bool:
+        """Whether the project builds ``cls`` around a DataLoader (``Iterator(loader, fn)``)."""
+        klass = self.project.klass(cls.module, cls.qualname)
+        for ref in self.project.calls_named(klass.name)[:MAX_CONTEXTS]:
+            site = self.project.call(ref)
+            ctx = Ctx(ref.module, site.scope)
+            for value in list(site.args) + [v for _, v in site.keywords]:
+                if any(isinstance(f.obj, Inst) and self.resolver.is_loader(f.obj) for f in self.resolver.eval(value, ctx)):
+                    return True
+        return False
+
+    def defined_in_tests(self, obj) -> bool:
+        """Whether a function or class is defined in a test module."""
+        module = getattr(obj, "module", None) or getattr(getattr(obj, "cls", None), "module", None)
+        info = self.project.modules.get(module) if module else None
+        return info is not None and self.in_tests(info)
+
+    @staticmethod
+    def in_tests(info) -> bool:
+        """Whether a module belongs to a test suite (by its path inside its project)."""
+        import os
+
+        return is_test_module(os.path.relpath(info.key, info.boundary))
 
     def all_loaders(self) -> List[object]:
         """Loaders built (in every context) and loaders reached by iterating them."""

@@ -453,12 +453,12 @@ class Resolver:
                 if isinstance(arg, Starred):
                     return join(self.element_at(f, position - index) for f in self.eval(arg.value, ctx))
                 if index == position:
-                    return extend(self.eval(arg, ctx), Step(ref.module, site.arg_spans[index], f"`{key}`" if key else "argument"))
+                    return extend(self.eval(arg, ctx), Step(ref.module, site.arg_spans[index], f"argument `{key}`" if key else "argument"))
         if key is None:
             return None
         for (name, value), span in zip(site.keywords, site.keyword_spans):
             if name == key:
-                return extend(self.eval(value, ctx), Step(ref.module, span, f"`{key}`"))
+                return extend(self.eval(value, ctx), Step(ref.module, span, f"argument `{key}`"))
         for name, value in site.keywords:
             if name is None:
                 return self.splat_lookup(value, ctx, key)

@@ -35,6 +35,15 @@ def finding_to_dict(item: Finding) -> Dict[str, Any]:
         "message": item.message,
         "name": rule.name if rule else None,
         "noqa_row": item.noqa_row or item.location.row,
+        "related": [
+            {
+                "filename": r.path,
+                "location": {"row": r.location.row, "column": r.location.column},
+                "end_location": {"row": r.end_location.row, "column": r.end_location.column},
+                "message": r.message,
+            }
+            for r in item.related
+        ],
         "severity": rule.severity if rule else "error",
         "url": rule.url if rule else None,
     }

@@ -79,6 +79,17 @@ def result(item: Finding, index: Dict[str, int]) -> Dict[str, Any]:
     }
     if item.code in index:
         out["ruleIndex"] = index[item.code]
+    if item.related:
+        out["relatedLocations"] = [
+            {"id": number, "message": {"text": r.message},
+             "physicalLocation": {"artifactLocation": _artifact(r.path), "region": _region(r.location, r.end_location)}}
+            for number, r in enumerate(item.related, 1)
+        ]
+        flow = [{"location": {"message": {"text": r.message}, "physicalLocation": {
+            "artifactLocation": _artifact(r.path), "region": _region(r.location, r.end_location)}}}
+            for r in item.related]
+        flow.append({"location": {"message": {"text": item.code}, "physicalLocation": physical}})
+        out["codeFlows"] = [{"threadFlows": [{"locations": flow}]}]
     if item.fix is not None and item.fix.edits and item.cell is None:
         out["fixes"] = [{
             "description": {"text": f"{item.fix.message} ({item.fix.applicability} fix)"},
