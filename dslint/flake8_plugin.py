@@ -50,14 +50,16 @@ class Project:
         self.results: List[engine.FileResult] = []
         self.digests: Dict[str, str] = {}
         self.files = set()
-        for path in discovery.files(paths or ["."]):
-            self.files.add(os.path.abspath(path))
+        named = discovery.files(paths or ["."])
+        context = engine.context_files(paths or ["."], named, settings)
+        for path in named + context:
             result, source = engine.analyze(path)
             self.results.append(result)
             if source is not None:
                 self.digests[os.path.abspath(path)] = _digest(source.text)
+        self.files = {os.path.abspath(path) for path in named}
         self.settings = settings
-        self.paths = list(paths or ["."])
+        self.paths = list(paths or ["."]) + sorted({engine._import_root(p) for p in context})
         self.findings: Dict[str, List[Finding]] = {}
         self.results, found = engine.check_files(self.results, settings, self.paths, _codes())
         for item in found:

@@ -64,6 +64,8 @@ def _how(role: str, trail) -> str:
         return f"passed as `{role}`"
     if stored:
         return f"{stored} on the dataset"
+    if trail and trail[-1] is not None and trail[-1].note == "argument `dataset`":
+        return "used as the dataset"
     return "given to the dataset"
 
 
@@ -91,9 +93,11 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
         return
     what, why, (module, span) = found
     definition = span
+    defined = ()
     if not what.startswith("lambda"):
         handover = _hand_over(trail)
         if handover is not None:
+            defined = (Step(module, definition, "defined here"),)
             module, span = handover[0], value_span(model, *handover)
     if (module, span) in reported:
         return
@@ -103,7 +107,7 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
         model, CODE, module, span,
         f"{what[0].upper()}{what[1:]} {_how(role, trail)} cannot be pickled for spawn/forkserver workers "
         f"({why}; {context}): {FIX}",
-        tuple(trail) + tuple(evidence),
+        defined + tuple(trail) + tuple(evidence),
         role=_role(role, trail), kind=kind, name=name, free_vars=free, definition=tuple(definition),
     )
 

@@ -42,7 +42,7 @@ from .objects import (
     Trail,
 )
 from .project import Project, sites_in_scope
-from .resolver import Resolver, join
+from .resolver import Resolver, extend, join
 
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
@@ -63,8 +63,11 @@ PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessP
 
 
 def kept_arguments(site: CallSite, shift: int = 0) -> list:
-    """The arguments of a call building an outside object that it may keep."""
-    return list(site.args[shift:]) + [v for k, v in site.keywords if k not in externals.CONSUMED_KEYWORDS]
+    """(value, span, note) of the arguments of a call building an outside object that it may keep."""
+    out = [(value, span, "argument") for value, span in zip(site.args[shift:], site.arg_spans[shift:])]
+    out += [(value, span, f"argument `{key}`" if key else "argument")
+            for (key, value), span in zip(site.keywords, site.keyword_spans) if key not in externals.CONSUMED_KEYWORDS]
+    return out
 
 
 def is_test_module(path: str) -> bool:
@@ -513,7 +516,9 @@ class Model:
             return ()
         site = self.project.call(inst.site)
         ctx = inst.ctx or Ctx(inst.site.module, site.scope)
-        return join(self.resolver.eval(v, ctx) for v in kept_arguments(site))
+        name = inst.cls.qualname.rpartition(".")[2]
+        return join(extend(self.resolver.eval(value, ctx), Step(inst.site.module, span, f"{note} of `{name}(...)`"))
+                    for value, span, note in kept_arguments(site))
 
     def callable_entries(self, obj, role: str, trail: Trail, depth: int = 0) -> List[WorkerFunction]:
         """The project functions a callable object runs when a worker calls it."""
@@ -621,7 +626,7 @@ class Model:
             if outside is not None:  # what an outside base class (ImageFolder) stores from its arguments
                 site, ctx, shift = outside
                 call = self.project.call(site)
-                for value in kept_arguments(call, shift):
+                for value, _, _ in kept_arguments(call, shift):
                     for found in self.resolver.eval(value, ctx or Ctx(site.module, call.scope)):
                         yield found, None
             for item in self.resolver.mro(obj.cls):

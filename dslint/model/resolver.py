@@ -868,12 +868,42 @@ class Resolver:
 
     @bounded(UNKNOWN_RESULT)
     def container_values(self, container: Container) -> Results:
+        """What a display holds: its items, and what its function appends to it later
+        (``steps = [Resize()]`` ... ``steps.append(Lambda(f))``)."""
         display = container.value
         if isinstance(display, DictDisplay):
             return join(self.eval(v, container.ctx) for v in display.values)
         if isinstance(display, Seq):
-            return join(self.eval(v, container.ctx) for v in display.items)
+            return join([join(self.eval(v, container.ctx) for v in display.items), self.appended(container)])
         return UNKNOWN_RESULT
+
+    def appended(self, container: Container, in_loops: bool = False) -> Results:
+        """Values ``append``/``extend``/``insert`` add to a list display held by a local name of
+        its function (``in_loops``: only the calls made in a loop, one element per pass)."""
+        ctx = container.ctx
+        function = self.project.function(ctx.module, ctx.scope) if ctx.scope else None
+        if function is None or not isinstance(container.value, Seq) or container.value.kind != "list":
+            return ()
+        names = {name for name, bindings in function.bindings.items()
+                 if any(b.value is container.value for b in bindings)}
+        if not names:
+            return ()
+        from .project import sites_in_scope
+
+        summary = self.project.summary(ctx.module)
+        parts = []
+        for index in sites_in_scope(self.project, ctx.module, ctx.scope):
+            site = summary.calls[index]
+            func = site.func
+            if not (isinstance(func, Attr) and func.name in ("append", "extend", "insert") and isinstance(func.base, Name)
+                    and func.base.id in names and site.args and (site.loop >= 0 or not in_loops)):
+                continue
+            for found in self.eval(site.args[-1], ctx):
+                if func.name == "extend" and isinstance(found.obj, Container):
+                    parts.append(self.container_values(found.obj))
+                else:
+                    parts.append((found,))
+        return join(parts)
 
     @bounded(UNKNOWN_RESULT)
     def element_at(self, found: Found, index: int) -> Results:
