@@ -48,6 +48,8 @@ def check(model: Model) -> Iterator[Finding]:
         iterator = model.resolver.method(dataset.cls, "__iter__")
         if iterator is None or iterator in reported:
             continue
+        if _abstract(model, iterator) or not _reads_stored_data(model, iterator):
+            continue  # nothing to duplicate: a base class, or a stream made up on the fly
         entries = model._closure(model.dataset_entries(dataset, ()))
         if any(effects.consults_worker_info(model, e.func) for e in entries) or \
                 any(e.self_obj == dataset and _delegates(model, e.func, dataset) for e in entries):
@@ -111,3 +113,20 @@ def _given_splitter(model: Model, dataset: Inst) -> bool:
             if isinstance(obj, Ext) and obj.qualname.rpartition(".")[2] in effects.SHARDING_NAMES:
                 return True
     return False
+
+
+def _abstract(model: Model, func: Func) -> bool:
+    """``__iter__`` only raises ``NotImplementedError`` (a base class for others to fill in)."""
+    function = model.function_summary(func)
+    return not function.returns and not function.is_generator and function.loads <= {"NotImplementedError"}
+
+
+def _reads_stored_data(model: Model, func: Func) -> bool:
+    """``__iter__`` goes through what the dataset holds (``for x in self.items``, ``yield
+    self.samples[i]``): every worker then yields the same samples. A stream made up on the fly
+    (``yield torch.randn(...)``) is different in each worker (PyTorch seeds each one)."""
+    summary = model.project.summary(func.module)
+    function = model.function_summary(func)
+    self_name = function.params[0].name if function.params else "self"
+    iterated = [loop.iter for loop in summary.loops if loop.scope == func.qualname and loop.iter is not None]
+    return any(root_name(value) == self_name for value in iterated + list(function.returns))

@@ -950,7 +950,20 @@ class Resolver:
             return externals.dict_get(self, obj, ref, ctx)
         if isinstance(obj, Gen) and name in ("__next__", "send"):
             return self.iterate(receiver)
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            described = self._described_method(obj.cls, name)
+            if described is not None:  # the library's own source is linted: its table entry still decides
+                return one(Inst(Ext(described), ref, ctx))
         return join(self.invoke(f, ref, ctx) for f in self.attribute(receiver, name, ctx))
+
+    def _described_method(self, cls: Cls, name: str) -> Optional[str]:
+        """The dotted name of ``cls.name`` when the library table describes it (linting
+        accelerate's own tree, ``Accelerator.prepare`` is still what the table says)."""
+        info = self.project.modules.get(cls.module)
+        if info is None or not info.name:
+            return None
+        dotted = f"{info.name}.{cls.qualname}.{name}"
+        return dotted if self.libraries.wrapper_named(dotted) is not None else None
 
     @bounded(UNKNOWN_RESULT)
     def invoke(self, callee: Found, ref: SiteRef, ctx: Ctx) -> Results:
