@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Set, Tuple
 
-from ..analysis.values import Attr, Name, Seq, DictDisplay
 from ..diagnostics import Finding
-from ..model.objects import Cls, Container, Ctx, Ext, Found, Inst, Step
-from ..model.project import sites_in_scope
+from ..model.objects import Cls, Container, Ext, Inst
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
@@ -44,9 +42,9 @@ def check(model: Model) -> Iterator[Finding]:
                         continue
                     ctx = model.resolver.method_ctx(obj, item.module, method)
                     evidence = _many_objects(model, model.resolver.eval(store.value, ctx))
-                    if evidence is None or (item.module, store.span) in reported:
-                        continue
-                    reported.add((item.module, store.span))
+                    if evidence is None or (item, attr) in reported:
+                        continue  # one finding per attribute: its other stores are the same cause
+                    reported.add((item, attr))
                     klass = model.project.klass(item.module, item.qualname)
                     yield finding(
                         model, CODE, item.module, store.span,
