@@ -842,6 +842,8 @@ class Resolver:
                 parts.append((found,))
             elif isinstance(obj, (Cls, Ext)) and isinstance(value.base, (Name, Attr)):
                 parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
+            elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and not self.is_loader(obj):
+                parts.append(one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
             elif isinstance(obj, Kwargs):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None

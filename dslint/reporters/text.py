@@ -107,7 +107,7 @@ def fix_kind(finding: Finding, planned: bool) -> Optional[str]:
     only sometimes counts with the unsafe ones: ``--fix --unsafe-fixes`` is what may fix it."""
     if finding.fix is not None:
         return finding.fix.applicability
-    if planned:
+    if planned or finding.fact("fixable") is False:  # the check already knows no fix applies
         return None
     rule = catalogue.RULES.get(finding.code)
     offered = rule.fix if rule is not None else None
