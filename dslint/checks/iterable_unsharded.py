@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Iterator, Set
 
-from ..analysis.values import Starred, root_name
+from ..analysis.values import Attr, Starred, root_name
 from ..diagnostics import Finding
 from ..model import effects
-from ..model.objects import Cls, Container, Ctx, Ext, Func, Inst, Lit, Step
+from ..model.objects import Cls, Ctx, Ext, Func, Gen, Inst, Iterated, Managed, Step, Top
 from ..model.queries import Model
 from .base import finding, where
 
@@ -92,8 +92,31 @@ def _delegates(model: Model, func: Func, dataset: Inst) -> bool:
         if root_name(value) != self_name:
             continue
         results = model.resolver.eval(value, Ctx(func.module, func.qualname, None, None, dataset))
-        if any(not isinstance(f.obj, (Container, Lit)) for f in results):
+        if any(_stream_like(model, f.obj) for f in results):
             return True
+        if any(isinstance(f.obj, Top) for f in results) and any(word in _attribute_name(value) for word in STREAM_WORDS):
+            return True  # ``self.dataset`` / ``self.source`` given from outside: that one decides
+    return False
+
+
+STREAM_WORDS = ("dataset", "source", "pipe", "stream", "iter", "loader", "data_iter")
+
+
+def _attribute_name(value) -> str:
+    while not isinstance(value, Attr) and hasattr(value, "base"):
+        value = value.base
+    return value.name.lower() if isinstance(value, Attr) else ""
+
+
+def _stream_like(model: Model, obj) -> bool:
+    """Another dataset, a generator or a loader: iterating it hands the sharding to it (a
+    list of files, a literal or an unknown list is data the dataset goes through itself)."""
+    if isinstance(obj, (Gen, Iterated, Managed)):
+        return True
+    if isinstance(obj, Inst):
+        if isinstance(obj.cls, Cls):
+            return model.is_dataset_class(obj.cls) or model.resolver.method(obj.cls, "__iter__") is not None
+        return model.resolver.is_loader(obj) or "Dataset" in obj.cls.qualname or "DataPipe" in obj.cls.qualname
     return False
 
 
