@@ -48,6 +48,7 @@ from .objects import (
     Found,
     Func,
     Gen,
+    Hparams,
     Inst,
     Iterated,
     Kwargs,
@@ -669,6 +670,8 @@ class Resolver:
             field = self.field(item, inst, name)
             if field is not None:
                 return field
+        if name == "hparams" and self._saves_hyperparameters(cls):
+            return one(Hparams(inst))
         passed = self.outside_base_argument(inst, name)
         if passed is not None:
             return passed
@@ -689,6 +692,26 @@ class Resolver:
             else:
                 results.append((found,))
         return join(results)
+
+    def _saves_hyperparameters(self, cls: Cls) -> bool:
+        """Lightning's ``self.save_hyperparameters()`` in the ``__init__`` that builds ``cls``."""
+        init = self.method(cls, "__init__")
+        if init is None:
+            return False
+        from .project import sites_in_scope
+
+        summary = self.project.summary(init.module)
+        return any(isinstance(summary.calls[i].func, Attr) and summary.calls[i].func.name == "save_hyperparameters"
+                   for i in sites_in_scope(self.project, init.module, init.qualname))
+
+    def hparam(self, hparams: Hparams, name: str) -> Results:
+        """``self.hparams.<name>``: the ``__init__`` argument ``name`` of that construction."""
+        inst = hparams.inst
+        init = self.method(inst.cls, "__init__")
+        function = self.project.function(init.module, init.qualname) if init is not None else None
+        if function is None or not any(p.name == name for p in function.params):
+            return UNKNOWN_RESULT
+        return self.param(function, name, self.method_ctx(inst, init.module, function))
 
     def outside_init_call(self, inst: Inst):
         """(call, context, shift) whose arguments reach the ``__init__`` of an outside base class
@@ -785,6 +808,8 @@ class Resolver:
             return self.attribute(Found(obj.loader, found.trail), name, ctx)
         if kind is Namespace:
             return externals.namespace_attribute(self, obj, name)
+        if kind is Hparams:
+            return self.hparam(obj, name)
         if kind is Top:
             return self.loader_attribute(name)
         return UNKNOWN_RESULT
@@ -844,6 +869,11 @@ class Resolver:
                 parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and not self.is_loader(obj):
                 parts.append(one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
+            elif isinstance(obj, Hparams):
+                keys = keys if keys is not None else self.eval(value.key, ctx)
+                key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
+                parts.append(self.hparam(obj, key.value) if key is not None and isinstance(key.value, str)
+                             else UNKNOWN_RESULT)
             elif isinstance(obj, Kwargs):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
