@@ -228,7 +228,7 @@ class Extractor:
         root = target.id if isinstance(target, Name) else None
         guarded = root is not None and (root, attr) in self.none_guards
         self.summary.stores.append(
-            AttrStore(self.scope.qualname, target, attr, value, self.span(node), kind, guarded, self.loop)
+            AttrStore(self.scope.qualname, target, attr, value, self.span(node), kind, guarded, self.loop, self.block)
         )
 
     def conditional(self, stmts, first_row: int, last_row: int, prelude=None) -> None:

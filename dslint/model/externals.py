@@ -329,6 +329,20 @@ def _len(resolver, qualname, ref, ctx) -> Results:
     return UNKNOWN_RESULT
 
 
+def _dataclass_field(resolver, qualname, ref, ctx) -> Results:
+    """``field(default=v)`` is ``v``; ``field(default_factory=f)`` is what ``f()`` builds (the
+    call of ``f`` is this one, which passes nothing ``f`` reads)."""
+    from .resolver import join
+
+    default = _arg(resolver, ref, ctx, -1, "default")
+    if default is not None:
+        return default
+    factory = _arg(resolver, ref, ctx, -1, "default_factory")
+    if factory is None:
+        return UNKNOWN_RESULT
+    return join(resolver.invoke(found, ref, ctx) for found in factory)
+
+
 def _next(resolver, qualname, ref, ctx) -> Results:
     from .resolver import join
 
@@ -370,6 +384,7 @@ def _device(resolver, qualname, ref, ctx) -> Results:
 
 
 CALLS = {
+    "dataclasses.field": _dataclass_field,
     "builtins.int": _int,
     "builtins.round": _int,
     "math.floor": _int,

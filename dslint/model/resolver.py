@@ -174,6 +174,8 @@ class Resolver:
         self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
         self._callers_cut: Set[Func] = set()
         self._super_sites: Optional[Dict[SiteRef, Inst]] = None
+        self._overrides: Dict[tuple, tuple] = {}
+        self._stores_outside: Optional[Dict[str, list]] = None
         self._stores: Dict[Tuple[str, str], Dict[str, list]] = {}
         self._mro: Dict[Obj, Tuple[Obj, ...]] = {}
         self._iterating: Set[Obj] = set()
@@ -651,9 +653,70 @@ class Resolver:
         self._stores[key] = table
         return table
 
-    @bounded(UNKNOWN_RESULT)
     def instance_attribute(self, inst: Inst, name: str) -> Results:
-        """``obj.name`` for an instance of a project class."""
+        """``obj.name`` for an instance of a project class, with what code outside the class
+        sets there after building it (``cfg.workers = 8``)."""
+        if inst.site is None:
+            return self._class_attribute_value(inst, name)
+        return self.overridden(inst, name, lambda: self._class_attribute_value(inst, name))
+
+    def overridden(self, obj, name: str, own) -> Results:
+        """``own()`` (what the object says ``name`` is), replaced by what the code that built it
+        unconditionally sets there afterwards (``cfg = Cfg(); cfg.workers = 8``), or joined
+        with what is set elsewhere or under a condition."""
+        always, sometimes = self._outside_stores(obj, name)
+        if always:
+            return join(always + sometimes)
+        if sometimes:
+            return join([own()] + sometimes)
+        return own()
+
+    def _outside_stores(self, obj, name: str):
+        key = (obj, name)
+        found = self._overrides.get(key)
+        if found is not None:
+            return found
+        self._overrides[key] = ([], [])  # recursion guard
+        if self._stores_outside is None:
+            self._stores_outside = {}
+            for info in self.project.eager_modules():
+                for store in info.summary.stores:
+                    if store.kind == "assign" and store.attr != "[]" and not self._on_own_self(info.key, store):
+                        self._stores_outside.setdefault(store.attr, []).append((info.key, store))
+        always, sometimes = [], []
+        for module, store in self._stores_outside.get(name, ()):
+            ctx = Ctx(module, store.scope)
+            if not any(_same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
+                continue
+            step = Step(module, store.span, f"set as `.{name}`")
+            value = extend(self.eval(store.value, ctx), step)
+            if store.block == -1 and store.loop == -1 and self._local_root(module, store):
+                always = [value]  # set unconditionally by the code holding the object: the last one wins
+            else:
+                sometimes.append(value)
+        self._overrides[key] = (always, sometimes)
+        return always, sometimes
+
+    def _on_own_self(self, module: str, store) -> bool:
+        function = self.project.function(module, store.scope) if store.scope else None
+        return (function is not None and function.scope_kind == "class" and bool(function.params)
+                and isinstance(store.target, Name) and store.target.id == function.params[0].name)
+
+    def _local_root(self, module: str, store) -> bool:
+        """The store's target starts from a local variable its function assigned (``cfg = Cfg()``
+        ... ``cfg.data.workers = 8``), not a parameter another caller may pass differently."""
+        from ..analysis.values import root_name
+
+        name = root_name(store.target)
+        function = self.project.function(module, store.scope) if store.scope else None
+        if name is None or function is None:
+            return False
+        bindings = function.bindings.get(name, ())
+        return bool(bindings) and all(b.kind == "assign" for b in bindings)
+
+    @bounded(UNKNOWN_RESULT)
+    def _class_attribute_value(self, inst: Inst, name: str) -> Results:
+        """``obj.name`` as the class defines it (stores in its methods, fields, class attributes)."""
         cls = inst.cls
         parts = []
         for item in self.mro(cls):
@@ -807,7 +870,7 @@ class Resolver:
         if kind is Managed:
             return self.attribute(Found(obj.loader, found.trail), name, ctx)
         if kind is Namespace:
-            return externals.namespace_attribute(self, obj, name)
+            return self.overridden(obj, name, lambda: externals.namespace_attribute(self, obj, name))
         if kind is Hparams:
             return self.hparam(obj, name)
         if kind is Top:
@@ -1100,6 +1163,15 @@ class Resolver:
 
     def is_loader(self, inst: Inst) -> bool:
         return self.libraries.loader_spec(self, inst) is not None
+
+
+def _same_object(found, obj) -> bool:
+    """The same built object, whatever context it was reached in."""
+    if isinstance(obj, Inst) and isinstance(found, Inst):
+        return found.cls == obj.cls and found.site == obj.site
+    if isinstance(obj, Namespace) and isinstance(found, Namespace):
+        return found.parser.site == obj.parser.site
+    return found == obj
 
 
 def scope_ctx(module: str, scope: str) -> Ctx:
