@@ -29,8 +29,6 @@ def check(model: Model) -> Iterator[Finding]:
         if given is None:
             continue
         workers = model.workers(loader)
-        if workers.threads:
-            continue
         value, tested = loaders.when_workers_zero(model.resolver, loader, "prefetch_factor")
         if value is None or not _a_value(value):
             continue
@@ -48,8 +46,9 @@ def check(model: Model) -> Iterator[Finding]:
             suggestion = "make its zero-worker branch `None`"
             how = "zero (in its own zero branch)"
         else:
-            suggestion = (f"use `prefetch_factor={value_text} if {count_text} > 0 else None`" if count_text
-                          else "remove it")
+            keyword = loaders.written_name(model.resolver, loader, "prefetch_factor")
+            suggestion = (f"use `{keyword}={value_text} if {count_text} > 0 else None`"
+                          if count_text else "remove it")
             how = workers.describe() + default_note(model, workers.trail("zero"), module)
         yield finding(
             model, CODE, module, given.span,
