@@ -16,6 +16,7 @@ from ..model.queries import Model
 from .base import default_note, finding, source
 
 CODE = "DSL202"
+ERROR = "ValueError: prefetch_factor option could only be specified in multiprocessing"
 
 
 def _a_value(results) -> bool:
@@ -52,8 +53,8 @@ def check(model: Model) -> Iterator[Finding]:
             how = workers.describe() + default_note(model, workers.trail("zero"), module)
         yield finding(
             model, CODE, module, given.span,
-            f"`{text}` with {how} workers raises `ValueError: prefetch_factor option could only be "
-            f"specified in multiprocessing`: {suggestion}",
+            f"`{text}` with {how} workers raises `{loaders.error_for(model.resolver, loader, 'prefetch_factor', ERROR)}`"
+            f": {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + workers.trail("zero"),
             tested=tested, **loaders.fix_facts(model.resolver, loader),
         )

@@ -73,6 +73,7 @@ class LoaderSpec:
     persistent_auto: bool = False  # persistent_workers only when workers > 0
     iterated_by_framework: bool = False  # user code never iterates it (HF Trainer)
     fluid: Tuple[str, ...] = ()  # methods that hand back the same loader, one more stage on (webdataset)
+    raises: Mapping[str, str] = field(default_factory=dict)  # argument → the library's own error for it
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,9 @@ LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
                         "dataloader_persistent_workers": "persistent_workers",
                         "dataloader_prefetch_factor": "prefetch_factor", "dataloader_drop_last": "drop_last",
                         "dataloader_multiprocessing_context": "multiprocessing_context"},
-               moves_batches="device", iterated_by_framework=True),
+               moves_batches="device", iterated_by_framework=True,
+               raises={"prefetch_factor": "ValueError: --dataloader_prefetch_factor can only be set when data is "
+                                          "loaded in a different process"}),
 )
 DATASETS: Tuple[DatasetSpec, ...] = (
     # webdataset 1.0.2 compat.py: WebDataset(..., workersplitter=shardlists.split_by_worker); a false

@@ -365,6 +365,12 @@ def written_name(resolver: "Resolver", loader, name: str) -> str:
     return renamed.get(name, name)
 
 
+def error_for(resolver: "Resolver", loader, name: str, default: str) -> str:
+    """The error a bad ``name`` raises: the library's own check (HF ``TrainingArguments``), or torch's."""
+    spec = spec_of(resolver, loader)
+    return spec.raises.get(name, default) if spec is not None else default
+
+
 def reseeded_by_library(resolver: "Resolver", loader, obj) -> Tuple[frozenset, Optional[object]]:
     """What the loader's default ``worker_init_fn`` reseeds on ``obj`` in every worker: the
     attributes a library base class replaces, and the project's own reseeding method (a
