@@ -271,7 +271,6 @@ class Libraries:
         extra += tuple(LoaderSpec((name,), "project configuration", kind="factory", positional=("dataset",))
                        for name in loader_factories)
         self.loaders = LOADERS + extra
-        self.configured = frozenset(loader_classes)
         self._spec_memo: Dict[object, Optional[LoaderSpec]] = {}
 
     # what an outside name is ---------------------------------------------------------------
@@ -296,17 +295,20 @@ class Libraries:
             return self.spec_named(cls.qualname)
         if isinstance(cls, Cls):
             for item in resolver.mro(cls):
-                if isinstance(item, Ext):
-                    spec = self.spec_named(item.qualname)
-                    if spec is not None and spec.kind == "class":
-                        return spec
-                elif self.is_configured(resolver, item):
-                    return self.spec_named(self._dotted(resolver, item))
+                spec = self.spec_named(item.qualname) if isinstance(item, Ext) else self.project_spec(resolver, item)
+                if spec is not None and (spec.kind == "class" or item == cls):
+                    return spec
         return None
 
-    def is_configured(self, resolver: "Resolver", cls) -> bool:
-        """A project class named in ``loader-classes``."""
-        return bool(self.configured) and isinstance(cls, Cls) and self._dotted(resolver, cls) in self.configured
+    def project_spec(self, resolver: "Resolver", cls) -> Optional[LoaderSpec]:
+        """The spec of a project class that is itself a named loader: one in ``loader-classes``,
+        or a library's own class when the library's source is what is linted."""
+        if not isinstance(cls, Cls):
+            return None
+        dotted = self._dotted(resolver, cls)
+        if "." not in dotted:
+            return None
+        return self.spec_named(dotted)
 
     @staticmethod
     def _dotted(resolver: "Resolver", cls: Cls) -> str:

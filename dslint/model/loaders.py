@@ -58,15 +58,14 @@ def sources(resolver: "Resolver", inst: Inst) -> List[Source]:
 
 def _own_init_sources(resolver: "Resolver", inst: Inst) -> Optional[List[Source]]:
     """The ``super().__init__(...)`` of the first project class defining ``__init__``; None
-    when the construction itself gives the arguments (no such class, or a class named in
-    ``loader-classes`` that starts its workers without DataLoader)."""
+    when the construction itself gives the arguments (no such class, or a named loader class
+    of the project: one in ``loader-classes``, a library's own when its source is linted)."""
     for item in resolver.mro(inst.cls):
-        if isinstance(item, Ext):
+        if isinstance(item, Ext) or resolver.libraries.project_spec(resolver, item) is not None:
             return None
         init = resolver.method(item, "__init__") if isinstance(item, Cls) else None
         if init is not None and init.qualname == f"{item.qualname}.__init__":
-            found = _super_call(resolver, inst, init)
-            return None if not found and resolver.libraries.is_configured(resolver, item) else found
+            return _super_call(resolver, inst, init)
     return None
 
 
@@ -133,8 +132,8 @@ def loader_value(resolver: "Resolver", inst, name: str) -> Results:
 
 
 def _own_default(resolver: "Resolver", inst: Inst, name: str) -> Optional[Results]:
-    """The default of parameter ``name`` of a configured project loader class's ``__init__``."""
-    if not resolver.libraries.is_configured(resolver, inst.cls):
+    """The default of parameter ``name`` of a named project loader class's ``__init__``."""
+    if resolver.libraries.project_spec(resolver, inst.cls) is None:
         return None
     init = resolver.method(inst.cls, "__init__")
     function = resolver.project.function(init.module, init.qualname) if init is not None else None
