@@ -109,7 +109,8 @@ CONTRASTS = {
          "from torch.utils.data import DataLoader; from torch_geometric.loader import NeighborLoader")],
         ["train.py:12 DSL102"]),
     "timm: no prefetcher, the user's copy": ("timm_project", [
-        ("loaders.py", "is_training=True, pin_memory=True)", "is_training=True, pin_memory=True, use_prefetcher=False)")],
+        ("loaders.py", "is_training=True, pin_memory=True)",
+         "is_training=True, pin_memory=True, use_prefetcher=False)")],
         ["train.py:9 DSL301"]),
     "webdataset: splitter turned off": ("webdataset_project", [
         ("data.py", "shardshuffle=100)", "shardshuffle=100, workersplitter=False)")],
@@ -118,7 +119,8 @@ CONTRASTS = {
         ("train.py", "accelerator.prepare(model, optimizer, train_loader())", "(model, optimizer, train_loader())")],
         ["train.py:10 DSL403", "train.py:12 DSL301"]),
     "transformers: workers asked for": ("transformers_project", [
-        ("notebook_style.py", 'TrainingArguments("out/quick")', 'TrainingArguments("out/quick", dataloader_num_workers=2)')],
+        ("notebook_style.py", 'TrainingArguments("out/quick")',
+         'TrainingArguments("out/quick", dataloader_num_workers=2)')],
         ["notebook_style.py:5 DSL101"]),
     "lightning: no spawn, still a trainer entry point": ("lightning_project", [
         ("train.py", 'strategy="ddp_spawn"', 'strategy="ddp"')], []),

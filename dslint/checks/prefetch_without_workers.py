@@ -53,8 +53,8 @@ def check(model: Model) -> Iterator[Finding]:
             how = workers.describe() + default_note(model, workers.trail("zero"), module)
         yield finding(
             model, CODE, module, given.span,
-            f"`{text}` with {how} workers raises `{loaders.error_for(model.resolver, loader, 'prefetch_factor', ERROR)}`"
-            f": {suggestion}",
+            f"`{text}` with {how} workers raises "
+            f"`{loaders.error_for(model.resolver, loader, 'prefetch_factor', ERROR)}`: {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + workers.trail("zero"),
             tested=tested, **loaders.fix_facts(model.resolver, loader),
         )

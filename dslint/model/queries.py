@@ -243,8 +243,10 @@ class Model:
             return self._hooked(base.site.module, self.project.call(base.site).scope)
         while ctx is not None:
             library = self._hooked(ctx.module, ctx.scope)
-            if library is not None or ctx.call is None:
+            if library is not None:
                 return library if ctx.call is None else None
+            if ctx.call is None:
+                return None
             ctx = ctx.caller
         return None
 
@@ -754,7 +756,8 @@ class Model:
                         matched = entry_point(obj.cls.qualname, name, entries[name])
                         how = self.resolver.libraries.trainer_start(self.resolver, obj) if matched else None
                         if how == "spawn":
-                            return f"calls `{matched}(...).{name}()`, whose strategy starts a process per device with spawn"
+                            return (f"calls `{matched}(...).{name}()`, whose strategy starts a process per device "
+                                    f"with spawn")
                         if matched and how != "":
                             return f"calls `{matched}(...).{name}()`, which starts DataLoader workers"
         if name in PROCESS_STARTERS_LAST:
