@@ -288,8 +288,8 @@ class Libraries:
         return next((s for s in TRAINERS if matches(qualname.replace("()", ""), s.names)), None)
 
     def loader_spec(self, resolver: "Resolver", inst: Inst) -> Optional[LoaderSpec]:
-        """The spec of a loader instance: its own class, or a loader class among its bases (a
-        project class named in ``loader-classes`` is one itself)."""
+        """The spec of a loader instance: its own class, or a loader class among its bases (see
+        ``project_spec`` for project classes that are named loaders themselves)."""
         cls = inst.cls
         if isinstance(cls, Ext):
             return self.spec_named(cls.qualname)
