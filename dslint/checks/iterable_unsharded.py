@@ -4,7 +4,8 @@ Each worker gets its own copy of an ``IterableDataset`` and runs ``__iter__`` fr
 start; unless the iteration consults ``get_worker_info()`` (directly, in a helper it
 calls in any module, or via the loader's ``worker_init_fn``) every sample arrives once
 per worker. A dataset whose ``__iter__`` iterates another dataset it was given leaves
-the sharding to that one; webdataset's ``WebDataset`` splits by worker itself.
+the sharding to that one; webdataset's ``WebDataset`` splits by worker itself, unless its
+``workersplitter`` is turned off (reported at that argument).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Iterator, Set
 
 from ..analysis.values import Attr, Starred, root_name
 from ..diagnostics import Finding
-from ..model import effects
+from ..model import effects, loaders
 from ..model.objects import Cls, Ctx, Ext, Func, Gen, Inst, Iterated, Managed, Step, Top
 from ..model.queries import Model
 from .base import finding, where
@@ -29,6 +30,11 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         for found in model.value(loader, "dataset"):
             dataset = found.obj
+            unsplit = loaders.unsplit_dataset(model.resolver, dataset)
+            if unsplit is not None and (unsplit.module, unsplit.span) not in reported:
+                reported.add((unsplit.module, unsplit.span))
+                yield _unsplit_finding(model, unsplit, loader, workers, found.trail)
+                continue
             if not isinstance(dataset, Inst) or not isinstance(dataset.cls, Cls):
                 continue
             if not model.is_iterable_dataset(dataset.cls):
@@ -67,6 +73,19 @@ def _finding(model: Model, iterator: Func, context: str, steps) -> Finding:
         f"yields the whole stream (each sample once per worker); shard by `worker_info.id` / "
         f"`worker_info.num_workers`",
         (Step(iterator.module, function.span, "its `__iter__`"),) + tuple(steps),
+    )
+
+
+def _unsplit_finding(model: Model, unsplit, loader, workers, trail) -> Finding:
+    """A library dataset that splits by worker unless told not to, told not to."""
+    built = model.construction(loader)
+    text = " ".join(model.project.text_of(unsplit.module, unsplit.span).split())
+    return finding(
+        model, CODE, unsplit.module, unsplit.span,
+        f"`{text}` turns off the dataset's split by worker, and the DataLoader at "
+        f"{where(model, built, unsplit.module)} runs it in {workers.describe()} workers: every worker reads every "
+        f"shard (each sample once per worker); keep the default ({unsplit.spec.split_default})",
+        (built,) + tuple(trail),
     )
 
 

@@ -12,6 +12,7 @@ import operator as _op
 from typing import TYPE_CHECKING, Optional
 
 from ..analysis.values import Const, DictDisplay, Op, Starred
+from .libraries import PASS_THROUGH
 from .objects import (
     UNKNOWN_RESULT,
     Batch,
@@ -243,7 +244,7 @@ def call(resolver: "Resolver", qualname: str, ref: SiteRef, ctx: Ctx) -> Results
         return one(PositiveInt("cpu count"), (Step(ref.module, resolver.project.call(ref).span, "a CPU count"),))
     if qualname in CUDA_AVAILABILITY_CALLS:
         return one(Lit(True), (Step(ref.module, resolver.project.call(ref).span, "true whenever a GPU is used"),))
-    if qualname in IDENTITY_CALLS:
+    if qualname in IDENTITY_CALLS or qualname in PASS_THROUGH:
         return _first_arg(resolver, ref, ctx)
     return one(Inst(Ext(qualname), ref, ctx))
 

@@ -46,17 +46,27 @@ def sources(resolver: "Resolver", inst: Inst) -> List[Source]:
     if inst.site is None:
         return []
     if isinstance(inst.cls, Cls):
-        for item in resolver.mro(inst.cls):
-            if isinstance(item, Ext):
-                break
-            init = resolver.method(item, "__init__") if isinstance(item, Cls) else None
-            if init is not None and init.qualname == f"{item.qualname}.__init__":
-                return _super_call(resolver, inst, init)
+        own = _own_init_sources(resolver, inst)
+        if own is not None:
+            return own
     found = [Source(inst.site, inst.ctx)]
     partial = _partial_source(resolver, inst)
     if partial is not None:
         found.append(partial)
     return found
+
+
+def _own_init_sources(resolver: "Resolver", inst: Inst) -> Optional[List[Source]]:
+    """The ``super().__init__(...)`` of the first project class defining ``__init__``; None
+    when the construction itself gives the arguments (no such class, or a named loader class
+    of the project: one in ``loader-classes``, a library's own when its source is linted)."""
+    for item in resolver.mro(inst.cls):
+        if isinstance(item, Ext) or resolver.libraries.project_spec(resolver, item) is not None:
+            return None
+        init = resolver.method(item, "__init__") if isinstance(item, Cls) else None
+        if init is not None and init.qualname == f"{item.qualname}.__init__":
+            return _super_call(resolver, inst, init)
+    return None
 
 
 def _super_call(resolver: "Resolver", inst: Inst, init) -> List[Source]:
@@ -112,10 +122,23 @@ def loader_value(resolver: "Resolver", inst, name: str) -> Results:
         return found
     base = base_loader(inst)
     spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
+    own = _own_default(resolver, base, name) if base is not None else None
+    if own is not None:
+        return own
     default = spec.defaults.get(name, DATALOADER_DEFAULTS.get(name)) if spec is not None else DATALOADER_DEFAULTS.get(name)
     if spec is not None and spec.persistent_auto and name == "persistent_workers":
         return (Found(Lit(False)),)  # the library turns it on only when workers > 0
     return (Found(Lit(default)),)
+
+
+def _own_default(resolver: "Resolver", inst: Inst, name: str) -> Optional[Results]:
+    """The default of parameter ``name`` of a named project loader class's ``__init__``."""
+    if resolver.libraries.project_spec(resolver, inst.cls) is None:
+        return None
+    init = resolver.method(inst.cls, "__init__")
+    function = resolver.project.function(init.module, init.qualname) if init is not None else None
+    param = next((p for p in function.params if p.name == name), None) if function is not None else None
+    return resolver.default(function, param, init.module) if param is not None else None
 
 
 def classify_workers(obj) -> str:
@@ -330,12 +353,79 @@ def when_workers_zero(resolver: "Resolver", inst, name: str) -> Tuple[Optional[R
 def fix_facts(resolver: "Resolver", inst) -> dict:
     """What a keyword fixer needs: whether the loader takes DataLoader's positional
     arguments, and the worker-count expression when it is written somewhere."""
+    from .libraries import DATALOADER_POSITIONAL
+
     base = base_loader(inst)
     spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
-    known = spec is not None and spec.kind == "class" and isinstance(base.cls, Ext) and spec.positional[:1] == ("dataset",)
+    known = spec is not None and spec.kind == "class" and isinstance(base.cls, Ext) and \
+        spec.positional == DATALOADER_POSITIONAL
     given = argument_source(resolver, inst, "num_workers")
     source = None
     if given is not None:
         text = resolver.project.text_of(given.site.module, given.span)
         source = text.split("=", 1)[1].strip() if "=" in text.split("(")[0] else text
     return {"known_loader": known, "workers_source": source}
+
+
+# what the libraries change ------------------------------------------------------------------
+def written_name(resolver: "Resolver", loader, name: str) -> str:
+    """The name the loader's library gives DataLoader argument ``name`` (``dataloader_num_workers``)."""
+    spec = spec_of(resolver, loader)
+    renamed = {v: k for k, v in spec.renames.items()} if spec is not None else {}
+    return renamed.get(name, name)
+
+
+def error_for(resolver: "Resolver", loader, name: str, default: str) -> str:
+    """The error a bad ``name`` raises: the library's own check (HF ``TrainingArguments``), or torch's."""
+    spec = spec_of(resolver, loader)
+    return spec.raises.get(name, default) if spec is not None else default
+
+
+def reseeded_by_library(resolver: "Resolver", loader, obj) -> Tuple[frozenset, Optional[object]]:
+    """What the loader's default ``worker_init_fn`` reseeds on ``obj`` in every worker: the
+    attributes a library base class replaces, and the project's own reseeding method (a
+    Func) when the class defines it. Nothing when the user gives a ``worker_init_fn``."""
+    spec = spec_of(resolver, loader)
+    reseeding = spec.reseeding if spec is not None else None
+    if reseeding is None or not isinstance(obj, Inst) or not isinstance(obj.cls, Cls) \
+            or loader_argument(resolver, loader, "worker_init_fn") is not None:
+        return frozenset(), None
+    from .libraries import matches
+
+    attributes = frozenset()
+    if any(isinstance(item, Ext) and matches(item.qualname, reseeding.bases) for item in resolver.mro(obj.cls)):
+        attributes = frozenset(reseeding.attributes)
+    return attributes, resolver.method(obj.cls, reseeding.method)
+
+
+class UnsplitDataset(NamedTuple):
+    """A library dataset whose worker splitter is turned off, where that is written."""
+
+    spec: object  # libraries.DatasetSpec
+    module: str
+    span: object
+
+
+def unsplit_dataset(resolver: "Resolver", obj) -> Optional[UnsplitDataset]:
+    """``wds.WebDataset(urls, workersplitter=None)`` (through any ``.shuffle(...).decode()``
+    stages): every worker reads every shard."""
+    from .externals import truthiness
+
+    for _ in range(12):
+        if not isinstance(obj, Inst) or not isinstance(obj.cls, Ext) or obj.site is None:
+            return None
+        spec = resolver.libraries.dataset_spec(obj.cls.qualname)
+        site = resolver.project.call(obj.site)
+        if spec is not None and "()" not in obj.cls.qualname:
+            for (key, value), span in zip(site.keywords, site.keyword_spans):
+                if key == spec.split_argument:
+                    ctx = obj.ctx or Ctx(obj.site.module, site.scope)
+                    if truthiness(resolver.eval(value, ctx)) == "false":
+                        return UnsplitDataset(spec, obj.site.module, span)
+            return None
+        if "()." not in obj.cls.qualname or not isinstance(site.func, Attr):
+            return None
+        ctx = obj.ctx or Ctx(obj.site.module, site.scope)
+        receivers = [f.obj for f in resolver.eval(site.func.base, ctx)]
+        obj = receivers[0] if len(receivers) == 1 else None
+    return None

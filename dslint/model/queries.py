@@ -251,8 +251,22 @@ class Model:
         spec = self.spec(base)
         if spec is not None and spec.iterated_by_framework:
             return spec.library
-        site = self.project.call(base.site)
-        return self._hooked(base.site.module, site.scope)
+        return self._framework_hook(base)
+
+    def _framework_hook(self, base: Inst) -> Optional[str]:
+        """The framework whose hook built ``base`` when the framework calls that hook; a hook
+        the project calls itself hands its loop and its batches to the project."""
+        ctx = base.ctx
+        if ctx is None:
+            return self._hooked(base.site.module, self.project.call(base.site).scope)
+        while ctx is not None:
+            library = self._hooked(ctx.module, ctx.scope)
+            if library is not None:
+                return library if ctx.call is None else None
+            if ctx.call is None:
+                return None
+            ctx = ctx.caller
+        return None
 
     def _hooked(self, module: str, scope: str) -> Optional[str]:
         """A loader built in a framework hook (Lightning's ``train_dataloader``) is the framework's."""
@@ -762,7 +776,11 @@ class Model:
                     obj = found.obj
                     if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
                         matched = entry_point(obj.cls.qualname, name, entries[name])
-                        if matched:
+                        how = self.resolver.libraries.trainer_start(self.resolver, obj) if matched else None
+                        if how == "spawn":
+                            return (f"calls `{matched}(...).{name}()`, whose strategy starts a process per device "
+                                    f"with spawn")
+                        if matched and how != "":
                             return f"calls `{matched}(...).{name}()`, which starts DataLoader workers"
         if name in PROCESS_STARTERS_LAST:
             for found in self.resolver.eval(site.func, ctx):
