@@ -105,6 +105,7 @@ _RULES = [
         "workers-restart-each-epoch",
         "A loader with workers is iterated once per epoch without `persistent_workers=True`.",
         severity="warning",
+        default=False,
     ),
     Rule(
         "DSL303",
