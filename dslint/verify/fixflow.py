@@ -51,8 +51,16 @@ def _copy_project(root: str, dest: str) -> None:
         return out
 
     shutil.copytree(root, dest, symlinks=False, copy_function=copy, ignore=ignore)
+    _writable(dest)  # the fixer rightly refuses read-only files: a read-only checkout is fixed in the copy
     for path in linked:
         _link_again(path, root, dest)
+
+
+def _writable(dest: str) -> None:
+    for folder, _dirs, files in os.walk(dest):
+        for path in [folder, *(os.path.join(folder, name) for name in files)]:
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode | 0o200)
 
 
 def _link_again(path: str, root: str, dest: str) -> None:
