@@ -72,7 +72,7 @@ def test_off_by_default_rules_need_select(code):
 
 def test_fix_metadata():
     assert catalogue.RULES["DSL202"].fix == "safe"
-    assert catalogue.RULES["DSL403"].fix == "safe"
+    assert catalogue.RULES["DSL403"].fix == "unsafe"  # later epochs are reshuffled: not the same program
     assert catalogue.RULES["DSL105"].fix is None
 
 
