@@ -131,7 +131,7 @@ _RULES = [
         "sampler-set-epoch",
         "A shuffling `DistributedSampler` whose epoch loop never calls `set_epoch`.",
         severity="warning",
-        fix="safe",
+        fix="unsafe",
     ),
     Rule(
         "DSL501",

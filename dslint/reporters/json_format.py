@@ -37,16 +37,22 @@ def finding_to_dict(item: Finding) -> Dict[str, Any]:
         "noqa_row": item.noqa_row or item.location.row,
         "related": [
             {
-                "filename": r.path,
-                "location": {"row": r.location.row, "column": r.location.column},
-                "end_location": {"row": r.end_location.row, "column": r.end_location.column},
-                "message": r.message,
+                "filename": place.path,
+                "location": {"row": place.location.row, "column": place.location.column},
+                "end_location": {"row": place.end_location.row, "column": place.end_location.column},
+                "message": place.message,
             }
-            for r in item.related
+            for place in related_places(item)
         ],
         "severity": rule.severity if rule else "error",
         "url": rule.url if rule else None,
     }
+
+
+def related_places(item: Finding):
+    """The other places that make ``item`` true, in rows of their files (a notebook's rows are
+    those of its joined cells, which no report shows, so notebooks have none)."""
+    return [place for place in item.related if not place.path.endswith(".ipynb")]
 
 
 def render_json(findings: Iterable[Finding], out: TextIO, **_: Any) -> None:

@@ -43,6 +43,9 @@ def _pick(found: Found) -> Tuple[str, List[str], str, List[str]]:
     methods = sorted({m for m, _, p in found if p.verdict == verdict})
     multi = len({m for m, _, _ in found}) > 1
     evidence = f"[{best[0]}] {best[2].evidence}" if multi else best[2].evidence
+    if verdict == NOT_TESTED and multi:  # each start method's own reason
+        reasons = {f"[{m}] {p.evidence}": None for m, _, p in found if p.verdict == verdict}
+        evidence = "; ".join(reasons)
     sites = sorted({lo.site_key for _, lo, p in found if p.verdict == verdict})
     return verdict, methods, evidence, sites
 

@@ -168,6 +168,10 @@ def dsl101(ctx: Ctx) -> Optional[Probe]:
         if ctx.error_text():
             parts.append(f"the main process got {_first_line(ctx.error_text(), 200)}")
         return Probe("DSL101", CONFIRMED, "; ".join(parts))
+    if not ctx.workers:  # e.g. spawn could not pickle the dataset: no worker re-imported anything
+        why = f": {_first_line(ctx.error_text(), 160)}" if ctx.error_text() else ""
+        return Probe("DSL101", NOT_TESTED, f"no {ctx.start_method} worker started, so none could re-import "
+                     f"the main module{why}")
     return Probe("DSL101", NOT_REPRODUCED, f"{ctx.start_method} workers started without re-running "
                  "the loader code")
 
