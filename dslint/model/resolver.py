@@ -693,7 +693,9 @@ class Resolver:
             if store.block == -1 and store.loop == -1 and self._local_root(module, store):
                 always = [value]  # set unconditionally by the code holding the object: the last one wins
             else:
-                sometimes.append(value)
+                known = tuple(f for f in value if not isinstance(f.obj, Top))
+                if known:  # a value set only sometimes adds what is known of it; the default still holds
+                    sometimes.append(known)
         self._overrides[key] = (always, sometimes)
         return always, sometimes
 
