@@ -69,6 +69,7 @@ from .project import ModuleInfo, Project
 
 MAX_RESULTS = 24  # objects per answer; beyond, the answer also says Top
 MAX_CALLERS = 12  # call sites followed for a parameter of a function called from many places
+MAX_ITEM_STORES = 200  # ``x[k] = v`` statements of a module evaluated to find dicts filled in later
 MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the callers are not all known
 MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
 MAX_EVAL_DEPTH = 70  # nested evaluations
@@ -175,6 +176,8 @@ class Resolver:
         self._callers_cut: Set[Func] = set()
         self._super_sites: Optional[Dict[SiteRef, Inst]] = None
         self._overrides: Dict[tuple, tuple] = {}
+        self._item_stores: Dict[str, Dict[int, list]] = {}
+        self._constructions: Dict[Cls, tuple] = {}
         self._stores_outside: Optional[Dict[str, list]] = None
         self._stores: Dict[Tuple[str, str], Dict[str, list]] = {}
         self._mro: Dict[Obj, Tuple[Obj, ...]] = {}
@@ -831,6 +834,11 @@ class Resolver:
         for position, field in enumerate(klass.fields):
             if field.name != name:
                 continue
+            if inst.site is None and inst.cls == cls:  # ``self.x`` in a method: what any construction gives
+                sites, complete = self.constructions(cls)
+                if sites:
+                    parts = [self.field(cls, Inst(cls, site, ctx), name) or UNKNOWN_RESULT for site, ctx in sites]
+                    return join(parts + ([] if complete else [UNKNOWN_RESULT]))
             if inst.site is not None:
                 passed = self.keyword_at(inst.site, inst.ctx, name, position)
                 if passed is not None:
@@ -840,6 +848,24 @@ class Resolver:
                 return extend(self.eval(field.default, Ctx(cls.module, cls.qualname)), step)
             return UNKNOWN_RESULT
         return None
+
+    def constructions(self, cls: Cls):
+        """(call sites that build ``cls`` with their contexts, whether that is all of them)."""
+        found = self._constructions.get(cls)
+        if found is not None:
+            return found
+        self._constructions[cls] = ((), False)  # recursion guard
+        klass = self.project.klass(cls.module, cls.qualname)
+        refs = self.project.calls_named(klass.name) if klass is not None else []
+        out = []
+        if len(refs) <= MAX_CANDIDATES:
+            for ref in refs:
+                ctx = Ctx(ref.module, self.project.call(ref).scope)
+                if any(f.obj == cls for f in self.eval(self.project.call(ref).func, ctx)):
+                    out.append((ref, ctx))
+        found = (tuple(out[:MAX_CALLERS]), len(refs) <= MAX_CANDIDATES and len(out) <= MAX_CALLERS)
+        self._constructions[cls] = found
+        return found
 
     # attributes -------------------------------------------------------------------------
     @bounded(UNKNOWN_RESULT)
@@ -904,13 +930,22 @@ class Resolver:
             owner = Inst(Cls(module, function.scope))
             values = tuple(f for f in self.eval(store.value, Ctx(module, function.qualname, None, None, owner))
                            if not isinstance(f.obj, Top))  # a copy of the attribute from elsewhere says nothing
-            if not all(isinstance(f.obj, Managed) or (isinstance(f.obj, Inst) and self.is_loader(f.obj))
-                       for f in values):
+            if not all(self._holds_loaders(f.obj) for f in values):
                 return UNKNOWN_RESULT
             parts.append(extend(values, Step(module, store.span, f"`.{name}` is a DataLoader wherever the project sets it")))
         result = join(parts) if any(parts) and len(classes) <= 3 else UNKNOWN_RESULT
         self._duck[name] = result
         return result
+
+    def _holds_loaders(self, obj, depth: int = 0) -> bool:
+        """A loader, or a dict/list of loaders (``self.test_loader[name]["query"]``, two levels
+        deep at most; ``None`` placeholders filled in later do not count)."""
+        if isinstance(obj, Managed) or (isinstance(obj, Inst) and self.is_loader(obj)):
+            return True
+        if isinstance(obj, Container) and depth < 2:
+            items = [f.obj for f in self.container_values(obj) if f.obj != Lit(None)]
+            return bool(items) and all(self._holds_loaders(item, depth + 1) for item in items)
+        return False
 
     def item(self, value: Item, ctx: Ctx) -> Results:
         parts = []
@@ -953,15 +988,45 @@ class Resolver:
         display = container.value
         if not isinstance(display, DictDisplay):
             return None
+        stored = [value for k, value in self.item_stores(container) if k == key]
         for k, v in zip(display.keys, display.values):
             if k is None:
                 nested = self.splat_lookup(v, container.ctx, key) if isinstance(key, str) else None
                 if nested is not None:
-                    return nested
+                    return join([nested] + stored)
                 continue
             if isinstance(k, Const) and k.value == key:
-                return self.eval(v, container.ctx)
-        return None
+                found = self.eval(v, container.ctx)
+                if stored:  # ``{"train": None}`` filled in later: what is stored replaces the placeholder
+                    found = tuple(f for f in found if f.obj != Lit(None))
+                return join([found] + stored)
+        return join(stored) if stored else None
+
+    def item_stores(self, container: Container) -> List[Tuple[object, Results]]:
+        """(key, value) of ``x[key] = value`` statements of the container's module whose ``x`` is
+        this display (``loaders = {}`` ... ``loaders["train"] = DataLoader(...)``, also through
+        ``self.loaders[name]["query"] = ...``). Key None: not a literal."""
+        index = self._item_stores.get(container.ctx.module)
+        if index is None:
+            index = self._item_stores[container.ctx.module] = {}  # recursion guard
+            index.update(self._index_item_stores(container.ctx.module))
+        return index.get(id(container.value), [])
+
+    def _index_item_stores(self, module: str) -> Dict[int, list]:
+        summary = self.project.summary(module)
+        stores = [s for s in summary.stores if s.attr == "[]" and s.kind == "assign"] if summary is not None else []
+        out: Dict[int, list] = {}
+        if len(stores) > MAX_ITEM_STORES:
+            return out  # numeric code: too many to evaluate, dict registries are not followed there
+        for store in stores:
+            ctx = Ctx(module, store.scope)
+            for found in self.eval(store.target, ctx):
+                if isinstance(found.obj, Container) and isinstance(found.obj.value, DictDisplay):
+                    keys = self.eval(store.key, ctx)
+                    key = keys[0].obj.value if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
+                    value = extend(self.eval(store.value, ctx), Step(module, store.span, "stored in the dict here"))
+                    out.setdefault(id(found.obj.value), []).append((key, value))
+        return out
 
     @bounded(UNKNOWN_RESULT)
     def container_values(self, container: Container) -> Results:
@@ -969,7 +1034,8 @@ class Resolver:
         (``steps = [Resize()]`` ... ``steps.append(Lambda(f))``)."""
         display = container.value
         if isinstance(display, DictDisplay):
-            return join(self.eval(v, container.ctx) for v in display.values)
+            return join([join(self.eval(v, container.ctx) for v in display.values)]
+                        + [value for _, value in self.item_stores(container)])
         if isinstance(display, Seq):
             return join([join(self.eval(v, container.ctx) for v in display.items), self.appended(container)])
         return UNKNOWN_RESULT
