@@ -90,7 +90,7 @@ def _unsplit_finding(model: Model, unsplit, loader, workers, trail) -> Finding:
 
 
 def _shards(model: Model, loader, dataset: Inst) -> bool:
-    if _given_splitter(model, dataset):
+    if _given_splitter(model, dataset) or _described_splitting(model, dataset):
         return True
     for entry in model.worker_code(loader):
         if effects.consults_worker_info(model, entry.func):
@@ -172,3 +172,22 @@ def _reads_stored_data(model: Model, func: Func) -> bool:
     self_name = function.params[0].name if function.params else "self"
     iterated = [loop.iter for loop in summary.loops if loop.scope == func.qualname and loop.iter is not None]
     return any(root_name(value) == self_name for value in iterated + list(function.returns))
+
+
+def _described_splitting(model: Model, dataset: Inst) -> bool:
+    """The library's own source is linted (webdataset's tree): its ``WebDataset`` class still
+    splits by worker as the library table says, unless the splitter argument is turned off."""
+    from ..model.externals import truthiness
+
+    for item in model.resolver.mro(dataset.cls):
+        info = model.project.modules.get(item.module) if isinstance(item, Cls) else None
+        if info is None or not info.name:
+            continue
+        spec = model.resolver.libraries.dataset_spec(f"{info.name}.{item.qualname}")
+        if spec is None:
+            continue
+        if dataset.site is None:
+            return True
+        given = model.resolver.keyword_at(dataset.site, dataset.ctx, spec.split_argument)
+        return given is None or truthiness(given) != "false"
+    return False
