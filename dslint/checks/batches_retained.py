@@ -39,8 +39,8 @@ def check(model: Model) -> Iterator[Finding]:
         workers = model.workers(iteration.loader)
         yield finding(
             model, CODE, kept.module, kept.site.span,
-            f"`{value}` is a tensor of the loader's batch ({kept.evidence}) kept in `{kept.holder}` across "
-            f"iterations: each one holds a shared-memory file descriptor of the {workers.describe()} workers' "
-            f"batches, until {ERROR} after enough batches; {HINT}",
+            f"`{value}` keeps a tensor of the batches of a loader with {workers.describe()} workers in "
+            f"`{kept.holder}` across iterations (a tensor: {kept.evidence}); under the default `file_descriptor` "
+            f"sharing each kept tensor holds an open file descriptor, until {ERROR} after enough batches; {HINT}",
             steps + tuple(kept.trail),
         )

@@ -20,8 +20,7 @@ from .base import finding
 
 CODE = "DSL405"
 MAIN_PROTOCOL = frozenset({"__len__", "__repr__", "__str__", "state_dict", "__getstate__"})
-HINT = ("share it through an `mp.Value`/the sampler, compute it in the main process, or derive it from the "
-        "index")
+HINT = "keep it in the main process, share it (`multiprocessing.Value`), or derive it from the index"
 
 
 def check(model: Model) -> Iterator[Finding]:
@@ -53,7 +52,7 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
         if "reset" in kinds:
             continue  # a worker sets it itself (an iterator's position, a handle opened lazily)
         reader = _main_reader(model, obj, attr, worker_funcs)
-        if "count" in kinds and (attr in worker_reads or reader) and _plain_number(model, obj, attr):
+        if "count" in kinds and (attr in worker_reads or reader) and _plain_number(model, obj, attr, worker_funcs):
             mutation = next(m for m in mutations if m.kind == "count")
         elif "container" in kinds and reader:
             mutation = next(m for m in mutations if m.kind == "container")
@@ -65,20 +64,31 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
         reported.add(key)
         name = model.function_summary(where[attr]).qualname.replace(".<locals>", "")
         what = "counts" if mutation.kind == "count" else "fills"
-        uses = f"`{reader[0]}` reads it in the main process" if reader else "the workers' code reads it back"
+        if reader:
+            effect = (f"`{reader[0]}`, which the main process calls, reads the main process's copy and never sees "
+                      f"what the workers did")
+        else:
+            effect = "what it drives advances in each worker separately, `num_workers` times slower than planned"
         steps = (Step(reader[1], reader[2], "read in the main process"),) if reader else ()
         yield finding(
             model, CODE, mutation.module, mutation.span,
-            f"`{name}` {what} `self.{attr}` in DataLoader workers ({workers.describe()} workers): each worker "
-            f"changes its own copy, so {uses} but sees only one worker's share, or none; {HINT}",
+            f"`{name}` {what} `self.{attr}` in each DataLoader worker's own copy ({workers.describe()} workers): "
+            f"{effect}; {HINT}",
             (model.construction(loader, "the loader is built here"),) + steps + tuple(function.trail),
         )
 
 
-def _plain_number(model: Model, obj: Inst, attr: str) -> bool:
-    """Whether ``self.attr`` holds a plain number wherever it is set (``self.count = 0``): not a
-    shared object (``mp.Value``, a project class) whose ``+=`` every worker sees."""
-    values = model.resolver.instance_attribute(obj, attr)
+def _plain_number(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> bool:
+    """Whether the main process sets ``self.attr`` to plain numbers only (``self.count = 0``):
+    not a shared object (``mp.Value``, a project class) whose ``+=`` every worker sees."""
+    values = []
+    for cls in model.resolver.mro(obj.cls):
+        if not isinstance(cls, Cls):
+            continue
+        for function, store in model.resolver.self_stores(cls).get(attr, ()):
+            if store.kind == "assign" and Func(cls.module, function.qualname) not in worker_funcs:
+                ctx = model.resolver.method_ctx(obj, cls.module, function)
+                values.extend(model.resolver.eval(store.value, ctx))
     return bool(values) and all(isinstance(f.obj, Lit) and type(f.obj.value) in (int, float) for f in values)
 
 

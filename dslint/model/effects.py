@@ -280,8 +280,9 @@ class LiveThreads(NamedTuple):
     attr: str
     module: str
     store: object  # the AttrStore
-    what: str  # "a `ThreadPool`", "a `ThreadPoolExecutor` (used at line 12)", "a thread running `_fill`"
+    what: str  # "a `ThreadPool`", "a `ThreadPoolExecutor`", "a thread running `_fill` (a loop)"
     started: Optional[SiteRef]  # the call that starts the threads, when it is not the construction
+    kind: str = "pool"  # pool (threads from its construction) | executor | thread
 
 
 def thread_kind(model: "Model", results) -> Optional[Tuple[str, object]]:
@@ -329,7 +330,7 @@ def live_threads(model: "Model", inst: Inst, worker_funcs) -> List[LiveThreads]:
                 main_calls = [c for c in calls.get(attr, ()) if Func(cls.module, c[0].qualname) not in worker_funcs]
                 found = _started(model, cls, attr, kind, main_calls, ctx)
                 if found is not None:
-                    out.append(LiveThreads(cls, attr, cls.module, store, found[0], found[1]))
+                    out.append(LiveThreads(cls, attr, cls.module, store, found[0], found[1], kind[0]))
                     break
     return out
 
@@ -341,7 +342,7 @@ def _started(model: "Model", cls: Cls, attr: str, kind, main_calls, ctx: Ctx) ->
         return f"a `{name}`", None
     if what == "executor":
         use = next((c for c in main_calls if c[1] in POOL_USES), None)
-        return (f"a `{name}` given work", use[2]) if use is not None else None
+        return (f"a `{name}`", use[2]) if use is not None else None
     start = next((c for c in main_calls if c[1] == "start"), None)
     target = _thread_target(model, obj)
     if start is None or target is None:

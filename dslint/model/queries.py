@@ -937,10 +937,12 @@ class Model:
         return found
 
     def sharing_strategy_set(self, module: str) -> bool:
-        """Whether the project of ``module`` calls ``set_sharing_strategy`` anywhere."""
-        boundary = self.project.modules[module].boundary
-        return any(self.project.modules[ref.module].boundary == boundary
-                   for ref in self.project.calls_named("set_sharing_strategy"))
+        """Whether a ``set_sharing_strategy`` call may run in the program ``module`` is part of:
+        in a module it imports, or in one that imports it (an entry script)."""
+        for ref in self.project.calls_named("set_sharing_strategy"):
+            if ref.module in self.import_closure(module) or module in self.import_closure(ref.module):
+                return True
+        return False
 
 
 class Kept(NamedTuple):

@@ -452,35 +452,42 @@ def dsl109(ctx: Ctx) -> Optional[Probe]:
     return Probe("DSL109", CONFIRMED, text)
 
 
-def _state_tracks(ctx: Ctx) -> Dict[str, Dict[int, Tuple[Any, Any]]]:
-    """name -> worker id -> (its value after init, its value after its last reported batch)."""
+def _state_tracks(ctx: Ctx) -> Dict[str, Dict[int, List[Any]]]:
+    """name -> worker id -> [its value after init, its values after its 1st, 2nd, 4th... batch]."""
     start = {e.get("worker_id"): e.get("state") or {} for e in ctx.workers}
     before = ctx.prefork.get("state") or {}
-    tracks: Dict[str, Dict[int, Tuple[Any, Any]]] = {}
+    tracks: Dict[str, Dict[int, List[Any]]] = {}
     for e in sorted(ctx.of("worker_batch"), key=lambda e: e.get("count", 0)):
         worker = e.get("worker_id")
         for name, value in (e.get("state") or {}).items():
-            initial = start.get(worker, {}).get(name, before.get(name))
-            tracks.setdefault(name, {})[worker] = (initial, value)
+            track = tracks.setdefault(name, {}).setdefault(worker, [start.get(worker, {}).get(name, before.get(name))])
+            track.append(value)
     return tracks
 
 
+def _keeps_moving(track: List[Any]) -> bool:
+    """A count, not a value set once per worker (a pid, an id read lazily): it still changes
+    between the worker's batches."""
+    initial, values = track[0], track[1:]
+    return initial is not None and len(values) >= 2 and values[-1] != values[0] and values[-1] != initial
+
+
 def dsl405(ctx: Ctx) -> Optional[Probe]:
-    """CONFIRMED when a worker's copy of a number moved during its batches while the main
-    process's copy did not: what the workers counted never reached the main process."""
+    """CONFIRMED when a worker's copy of a number keeps changing over its batches while the
+    main process's copy does not: what the workers counted never reached the main process."""
     if ctx.num_workers == 0 or not ctx.finished:
         return None
     before = ctx.prefork.get("state") or {}
     after = ctx.main.get("state_after") or {}
     for name, by_worker in sorted(_state_tracks(ctx).items()):
-        moved = {w: v for w, v in by_worker.items() if v[0] is not None and v[1] != v[0]}
+        moved = {w: t for w, t in by_worker.items() if _keeps_moving(t)}
         if moved and name in after and after[name] == before.get(name):
-            parts = ", ".join(f"worker {w}: {a} -> {b}" for w, (a, b) in sorted(moved.items()))
-            return Probe("DSL405", CONFIRMED, f"`{name}` changed in the workers' copies ({parts}) while the main "
-                         f"process still has {after[name]} after {ctx.main.get('batches', 0)} batches")
+            parts = ", ".join(f"worker {w}: {t[0]} -> {t[-1]}" for w, t in sorted(moved.items()))
+            return Probe("DSL405", CONFIRMED, f"`{name}` kept changing in the workers' copies ({parts}) while the "
+                         f"main process still has {after[name]} after {ctx.main.get('batches', 0)} batches")
     if not ctx.of("worker_batch"):
         return None
-    return Probe("DSL405", NOT_REPRODUCED, f"no number the dataset or collate object holds changed in a worker "
+    return Probe("DSL405", NOT_REPRODUCED, f"no number the dataset or collate object holds kept changing in a worker "
                  f"without the main process seeing it ({len(before)} compared)")
 
 
