@@ -42,5 +42,5 @@ def check(model: Model) -> Iterator[Finding]:
             f"`{value}` keeps a tensor of the batches of a loader with {workers.describe()} workers in "
             f"`{kept.holder}` across iterations (a tensor: {kept.evidence}); under the default `file_descriptor` "
             f"sharing each kept tensor holds an open file descriptor, until {ERROR} after enough batches; {HINT}",
-            steps + tuple(kept.trail),
+            steps + tuple(workers.trail("positive")) + tuple(kept.trail),
         )

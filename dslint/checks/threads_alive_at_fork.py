@@ -56,5 +56,5 @@ def check(model: Model) -> Iterator[Finding]:
                 model, CODE, live.module, live.store.span,
                 f"{live.what} stored as `self.{live.attr}` in `{klass.name}` is still running when the main process "
                 f"forks the DataLoader workers: {consequence} (Python 3.12+ warns {WARNING}); {hint}",
-                started + tuple(function.trail),
+                tuple(live.trail) + started + tuple(function.trail),
             )

@@ -74,7 +74,8 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
             model, CODE, mutation.module, mutation.span,
             f"`{name}` {what} `self.{attr}` in each DataLoader worker's own copy ({workers.describe()} workers): "
             f"{effect}; {HINT}",
-            (model.construction(loader, "the loader is built here"),) + steps + tuple(function.trail),
+            (model.construction(loader, "the loader is built here"),) + tuple(workers.trail("positive")) + steps
+            + tuple(function.trail),
         )
 
 

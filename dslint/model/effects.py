@@ -283,10 +283,12 @@ class LiveThreads(NamedTuple):
     what: str  # "a `ThreadPool`", "a `ThreadPoolExecutor`", "a thread running `_fill` (a loop)"
     started: Optional[SiteRef]  # the call that starts the threads, when it is not the construction
     kind: str = "pool"  # pool (threads from its construction) | executor | thread
+    trail: tuple = ()  # how the stored value was made (a factory in another module)
 
 
-def thread_kind(model: "Model", results) -> Optional[Tuple[str, object]]:
-    """("pool" | "executor" | "thread", the object) for a thread pool, an executor or a thread."""
+def thread_kind(model: "Model", results) -> Optional[Tuple[str, object, tuple]]:
+    """("pool" | "executor" | "thread", the object, its trail) for a thread pool, an executor
+    or a thread."""
     for found in results:
         obj = found.obj
         if not isinstance(obj, Inst):
@@ -294,14 +296,14 @@ def thread_kind(model: "Model", results) -> Optional[Tuple[str, object]]:
         if isinstance(obj.cls, Ext):
             plain = obj.cls.qualname.replace("()", "")
             if plain in THREAD_POOLS:
-                return "pool", obj
+                return "pool", obj, found.trail
             if plain in THREAD_EXECUTORS:
-                return "executor", obj
+                return "executor", obj, found.trail
             if plain in THREAD_CLASSES:
-                return "thread", obj
+                return "thread", obj, found.trail
         elif isinstance(obj.cls, Cls) and any(isinstance(i, Ext) and i.qualname in THREAD_CLASSES
                                               for i in model.resolver.mro(obj.cls)):
-            return "thread", obj
+            return "thread", obj, found.trail
     return None
 
 
@@ -330,13 +332,13 @@ def live_threads(model: "Model", inst: Inst, worker_funcs) -> List[LiveThreads]:
                 main_calls = [c for c in calls.get(attr, ()) if Func(cls.module, c[0].qualname) not in worker_funcs]
                 found = _started(model, cls, attr, kind, main_calls, ctx)
                 if found is not None:
-                    out.append(LiveThreads(cls, attr, cls.module, store, found[0], found[1], kind[0]))
+                    out.append(LiveThreads(cls, attr, cls.module, store, found[0], found[1], kind[0], kind[2]))
                     break
     return out
 
 
 def _started(model: "Model", cls: Cls, attr: str, kind, main_calls, ctx: Ctx) -> Optional[Tuple[str, Optional[SiteRef]]]:
-    what, obj = kind
+    what, obj, _ = kind
     name = obj.cls.qualname.replace("()", "").rpartition(".")[2] if isinstance(obj.cls, Ext) else obj.cls.qualname
     if what == "pool":
         return f"a `{name}`", None
