@@ -1001,7 +1001,7 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
         text = " ".join(model.project.text_of(iteration.module, site.span).split())
         holder = text.rsplit(f".{call.name}(", 1)[0] if f".{call.name}(" in text else "a list"
         evidence = evidence or _concatenated(model, iteration.module, loop.scope, call.base) \
-            or _used_as_tensor(model, iteration.module, loop, site.args[-1])
+            or _used_as_tensor(model, iteration.module, loop, site.args[-1]) or _tensor_batches(model, iteration.loader)
         if evidence:
             out.append(Kept(iteration, iteration.module, index, site, holder, evidence, trail))
     return out
@@ -1104,3 +1104,27 @@ def _used_as_tensor(model: Model, module: str, loop: Loop, value) -> str:
                 and call.base.id == value.id and loop.span.row <= site.span.row <= loop.end_row:
             return f"`{value.id}.{call.name}()` at line {site.span.row}"
     return ""
+
+
+TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+TENSOR_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy", "rand", "randn", "randint", "randperm", "zeros",
+                              "ones", "empty", "full", "arange", "linspace", "stack", "cat"})
+
+
+def _tensor_batches(model: Model, loader) -> str:
+    """"its dataset is a `TensorDataset`" when every batch part is a tensor: the dataset is a
+    tensor or a ``TensorDataset`` and the default collate function makes the batches."""
+    if model.argument(loader, "collate_fn") is not None:
+        return ""
+    values = model.value(loader, "dataset")
+    names = set()
+    for found in values:
+        obj = found.obj
+        if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
+            return ""
+        name = obj.cls.qualname
+        if name not in TENSOR_DATASETS and not (name.startswith("torch.") and name.count(".") == 1
+                                                and name.rpartition(".")[2] in TENSOR_FACTORIES):
+            return ""
+        names.add(name.rpartition(".")[2])
+    return f"the loader's dataset is a `{sorted(names)[0]}(...)`, so its batches are tensors" if names else ""
