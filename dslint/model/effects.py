@@ -330,14 +330,15 @@ def live_threads(model: "Model", inst: Inst, worker_funcs) -> List[LiveThreads]:
                 if kind is None:
                     continue
                 main_calls = [c for c in calls.get(attr, ()) if Func(cls.module, c[0].qualname) not in worker_funcs]
-                found = _started(model, cls, attr, kind, main_calls, ctx)
+                found = _started(model, kind, main_calls)
                 if found is not None:
                     out.append(LiveThreads(cls, attr, cls.module, store, found[0], found[1], kind[0], kind[2]))
                     break
     return out
 
 
-def _started(model: "Model", cls: Cls, attr: str, kind, main_calls, ctx: Ctx) -> Optional[Tuple[str, Optional[SiteRef]]]:
+def _started(model: "Model", kind, main_calls) -> Optional[Tuple[str, Optional[SiteRef]]]:
+    """What the threads are and the call that starts them (None when nothing starts them)."""
     what, obj, _ = kind
     name = obj.cls.qualname.replace("()", "").rpartition(".")[2] if isinstance(obj.cls, Ext) else obj.cls.qualname
     if what == "pool":

@@ -1088,7 +1088,8 @@ def _concatenated(model: Model, module: str, scope: str, holder) -> str:
         if same_value(site.args[0], holder) and any(isinstance(f.obj, Ext) and f.obj.qualname in CONCATENATORS
                                                     for f in model.resolver.eval(site.func, ctx)):
             text = " ".join(model.project.text_of(module, site.span).split())
-            return f"`{text}` at line {site.span.row}" if len(text) <= 50 else f"a `torch` concatenation at line {site.span.row}"
+            shown = f"`{text}`" if len(text) <= 50 else "a `torch` concatenation"
+            return f"{shown} at line {site.span.row}"
     return ""
 
 

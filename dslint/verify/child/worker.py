@@ -211,7 +211,8 @@ class CollateProbe:
             if info is None:
                 return
             rng: Dict[str, Dict[str, Any]] = handles.rng_fingerprints(info.dataset)
+            numbers = inherited.numbers(dataset=info.dataset, collate_fn=self.user_fn)
             events.emit("worker_batch", loader=self.loader_id, phase=self.phase, worker_id=info.id,
-                        count=self.count, rng=rng, state=inherited.numbers(dataset=info.dataset, collate_fn=self.user_fn))
+                        count=self.count, rng=rng, state=numbers)
         except Exception:  # noqa: BLE001
             pass
