@@ -178,3 +178,16 @@ def test_sharing_strategy_set_by_the_entry_script_silences_batches_retained(tmp_
 
     assert codes("") == [("engine.py", "DSL502")]
     assert codes('torch.multiprocessing.set_sharing_strategy("file_system")') == []
+
+
+def test_flake8_plugin_reports_them_with_their_places():
+    pytest.importorskip("flake8")
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select", "DSL", "."], capture_output=True, text=True,
+                            cwd=FIXTURES / "flows" / "worker_side_effects")
+    codes = {line.split(": ", 1)[1].split(" ", 1)[0] for line in result.stdout.splitlines() if ": DSL" in line}
+    assert codes == set(CODES), result.stdout + result.stderr
+    line = next(l for l in result.stdout.splitlines() if "DSL502" in l)
+    assert line.startswith("./engine.py:8:") and "(see engine.py:6: the loop over the loader" in line
