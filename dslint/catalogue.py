@@ -140,6 +140,33 @@ _RULES = [
         severity="warning",
         default=False,
     ),
+    # issue 17, part A: queries on the semantic model
+    Rule(
+        "DSL108",
+        "processes-in-worker",
+        "Code a DataLoader worker runs starts processes (a process pool, `Process.start()`, "
+        "`torch.multiprocessing.spawn`): workers are daemonic and cannot have children.",
+    ),
+    Rule(
+        "DSL109",
+        "threads-alive-at-fork",
+        "A thread pool or looping thread a Dataset starts in the main process is still running when "
+        "fork-started workers are forked.",
+    ),
+    Rule(
+        "DSL405",
+        "worker-state-mutation",
+        "Worker code counts or collects into dataset/collate state that the main process or a schedule "
+        "reads: each worker changes its own copy.",
+        severity="warning",
+    ),
+    Rule(
+        "DSL502",
+        "batches-retained",
+        "Tensors of a multi-worker loader's batches kept across iterations hold one shared-memory file "
+        "descriptor each (`Too many open files`).",
+        severity="warning",
+    ),
 ]
 
 RULES: Dict[str, Rule] = {rule.code: rule for rule in _RULES}

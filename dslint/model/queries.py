@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
-from ..analysis.values import Attr, Call, Imported, Name, last_name
+from ..analysis.values import Attr, Call, Imported, Item, Name, last_name
 from . import externals
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
@@ -943,3 +943,207 @@ class Model:
 
     def function_summary(self, func: Func) -> Optional[FunctionSummary]:
         return self.project.function(func.module, func.qualname)
+
+    # where batches are kept (issue 17) ------------------------------------------------------
+    def kept_batches(self) -> List["Kept"]:
+        """Tensors of a multi-worker loader's host batches (or views of them) that a loop over
+        the loader keeps across its passes (``preds.append(y.numpy())``), where the sharing
+        strategy is the default ``file_descriptor``: each holds an open descriptor."""
+        found = getattr(self, "_kept", None)
+        if found is None:
+            found = self._kept = [kept for iteration in self.iterations() for kept in _kept_in_loop(self, iteration)]
+        return found
+
+    def sharing_strategy_set(self, module: str) -> bool:
+        """Whether a ``set_sharing_strategy`` call may run in the program ``module`` is part of:
+        in a module it imports, or in one that imports it (an entry script)."""
+        for ref in self.project.calls_named("set_sharing_strategy"):
+            if ref.module in self.import_closure(module) or module in self.import_closure(ref.module):
+                return True
+        return False
+
+
+class Kept(NamedTuple):
+    """A tensor of a loader's batch kept across the passes of the loop over that loader."""
+
+    iteration: Iteration
+    module: str
+    index: int  # the call that keeps it (``append``/``extend``/``insert``)
+    site: CallSite
+    holder: str  # the container, as written
+    evidence: str  # why the kept value is a tensor
+    trail: Trail
+
+
+KEEPING_METHODS = frozenset({"append", "extend", "insert", "appendleft"})
+# methods that return a tensor sharing the batch's storage (no copy); the first group exists
+# only on tensors, so it also proves the value is one
+TENSOR_VIEWS = frozenset({"numpy", "cpu", "detach", "contiguous", "permute", "unsqueeze", "view", "view_as", "narrow"})
+SHARED_VIEWS = TENSOR_VIEWS | {"squeeze", "reshape", "transpose", "flatten"}
+VIEW_ATTRIBUTES = frozenset({"data", "T", "mT"})
+TENSOR_USES = frozenset({"cuda", "to", "size", "numel", "dim", "float", "long", "half", "double", "int", "numpy",
+                         "cpu", "detach", "unsqueeze", "view", "permute", "contiguous", "pin_memory", "type"})
+CONCATENATORS = frozenset({"torch.cat", "torch.stack", "torch.vstack", "torch.hstack", "torch.concat",
+                           "torch.concatenate", "torch.row_stack", "torch.column_stack"})
+
+
+def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
+    if iteration.loop is None:
+        return []
+    summary = model.project.summary(iteration.module)
+    loop = summary.loops[iteration.loop]
+    if loop.kind == "comp" or model.managed(iteration.loader):
+        return []
+    workers = model.workers(iteration.loader)
+    if not workers.positive or workers.threads:
+        return []
+    if externals.truthiness(model.value(iteration.loader, "pin_memory")) != "false":
+        return []  # pinned batches are copies (on a machine with an accelerator)
+    if model.sharing_strategy_set(iteration.module):
+        return []
+    function = model.project.function(iteration.module, loop.scope) if loop.scope else None
+    ctx = Ctx(iteration.module, loop.scope)
+    out = []
+    for index in sites_in_scope(model.project, iteration.module, loop.scope):
+        site = summary.calls[index]
+        call = site.func
+        if not (isinstance(call, Attr) and call.name in KEEPING_METHODS and site.args
+                and loop.span.row <= site.span.row <= loop.end_row):
+            continue
+        if not _outlives_pass(call.base, function, loop):
+            continue
+        view = _batch_view(model, site.args[-1], ctx, function, iteration.loader, 0)
+        if view is None:
+            continue
+        trail, evidence = view
+        text = " ".join(model.project.text_of(iteration.module, site.span).split())
+        holder = text.rsplit(f".{call.name}(", 1)[0] if f".{call.name}(" in text else "a list"
+        evidence = evidence or _concatenated(model, iteration.module, loop.scope, call.base) \
+            or _used_as_tensor(model, iteration.module, loop, site.args[-1]) or _tensor_batches(model, iteration.loader)
+        if evidence:
+            out.append(Kept(iteration, iteration.module, index, site, holder, evidence, trail))
+    return out
+
+
+def _outlives_pass(holder, function, loop: Loop) -> bool:
+    """Whether the container outlives one pass of the loop: an attribute, a parameter, a
+    global, or a local bound only outside the loop."""
+    if isinstance(holder, Item):
+        holder = holder.base
+    if isinstance(holder, Attr):
+        return True
+    if not isinstance(holder, Name):
+        return False
+    bindings = function.bindings.get(holder.id, ()) if function is not None else ()
+    return not any(loop.span.row <= b.span.row <= loop.end_row for b in bindings)
+
+
+def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
+    """(trail, tensor evidence or "") when ``value`` is a host batch of ``loader`` or a view
+    of one (no copy on the way); None otherwise, or when unknown."""
+    if depth > 8:
+        return None
+    if isinstance(value, Call):
+        site = model.project.summary(ctx.module).calls[value.index]
+        call = site.func
+        if isinstance(call, Attr) and call.name in SHARED_VIEWS:
+            inner = _batch_view(model, call.base, ctx, function, loader, depth + 1)
+            if inner is not None and call.name in TENSOR_VIEWS:
+                return inner[0], inner[1] or f"`.{call.name}()`"
+            return inner
+        return None
+    if isinstance(value, Attr):
+        if value.name not in VIEW_ATTRIBUTES:
+            return None
+        inner = _batch_view(model, value.base, ctx, function, loader, depth + 1)
+        return (inner[0], inner[1] or f"`.{value.name}`") if inner is not None else None
+    if isinstance(value, Item):
+        from ..analysis.values import Const
+
+        return _batch_view(model, value.base, ctx, function, loader, depth + 1) \
+            if isinstance(value.key, Const) else None  # a mask or index tensor copies
+    if isinstance(value, Name) and function is not None and value.id in function.bindings:
+        from .resolver import reaching
+
+        trail = None
+        for binding in reaching(function.bindings[value.id], value.pos, function.blocks):
+            if binding.kind == "loop":
+                found = _host_batch(model, binding.value, ctx, loader)
+                if found is None:
+                    return None
+                trail = trail or (found, "")
+            elif binding.kind == "assign":
+                inner = _batch_view(model, binding.value, ctx, function, loader, depth + 1)
+                if inner is None:
+                    return None
+                trail = trail or inner
+            else:
+                return None
+        return trail
+    return None
+
+
+def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:
+    """The trail when every answer for ``value`` is host data of a loader, ``loader`` among them
+    (a function iterating several loaders keeps the batches of each)."""
+    base = loader_facts.base_loader(loader)
+    results = model.resolver.eval(value, ctx)
+    if not results or not all(isinstance(f.obj, Batch) and not f.obj.on_device for f in results):
+        return None
+    return next((f.trail for f in results if loader_facts.base_loader(f.obj.loader) == base), None)
+
+
+def _concatenated(model: Model, module: str, scope: str, holder) -> str:
+    """"`torch.cat(preds)`" when the container is concatenated as tensors in the same function."""
+    from ..analysis.values import same_value
+
+    summary = model.project.summary(module)
+    ctx = Ctx(module, scope)
+    for index in sites_in_scope(model.project, module, scope):
+        site = summary.calls[index]
+        if not site.args or last_name(site.func) not in {q.rpartition(".")[2] for q in CONCATENATORS}:
+            continue
+        if same_value(site.args[0], holder) and any(isinstance(f.obj, Ext) and f.obj.qualname in CONCATENATORS
+                                                    for f in model.resolver.eval(site.func, ctx)):
+            text = " ".join(model.project.text_of(module, site.span).split())
+            shown = f"`{text}`" if len(text) <= 50 else "a `torch` concatenation"
+            return f"{shown} at line {site.span.row}"
+    return ""
+
+
+def _used_as_tensor(model: Model, module: str, loop: Loop, value) -> str:
+    """"`x.cuda()` at line N" when the loop calls a tensor method on the kept variable."""
+    if not isinstance(value, Name):
+        return ""
+    summary = model.project.summary(module)
+    for index in sites_in_scope(model.project, module, loop.scope):
+        site = summary.calls[index]
+        call = site.func
+        if isinstance(call, Attr) and call.name in TENSOR_USES and isinstance(call.base, Name) \
+                and call.base.id == value.id and loop.span.row <= site.span.row <= loop.end_row:
+            return f"`{value.id}.{call.name}()` at line {site.span.row}"
+    return ""
+
+
+TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+TENSOR_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy", "rand", "randn", "randint", "randperm", "zeros",
+                              "ones", "empty", "full", "arange", "linspace", "stack", "cat"})
+
+
+def _tensor_batches(model: Model, loader) -> str:
+    """"its dataset is a `TensorDataset`" when every batch part is a tensor: the dataset is a
+    tensor or a ``TensorDataset`` and the default collate function makes the batches."""
+    if model.argument(loader, "collate_fn") is not None:
+        return ""
+    values = model.value(loader, "dataset")
+    names = set()
+    for found in values:
+        obj = found.obj
+        if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
+            return ""
+        name = obj.cls.qualname
+        if name not in TENSOR_DATASETS and not (name.startswith("torch.") and name.count(".") == 1
+                                                and name.rpartition(".")[2] in TENSOR_FACTORIES):
+            return ""
+        names.add(name.rpartition(".")[2])
+    return f"the loader's dataset is a `{sorted(names)[0]}(...)`, so its batches are tensors" if names else ""

@@ -51,7 +51,8 @@ def _pick(found: Found) -> Tuple[str, List[str], str, List[str]]:
 
 
 _CONSTRUCTION = {code for _, code in judges.CONSTRUCTION}
-_WORKER_RULES = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL401", "DSL402")
+_WORKER_RULES = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL401", "DSL402", "DSL108", "DSL109",
+                 "DSL405", "DSL502")
 
 
 def _why_not_applied(code: str, lo: LoaderOutcome) -> str:
@@ -72,6 +73,9 @@ def _why_not_applied(code: str, lo: LoaderOutcome) -> str:
         return "the loader's dataset is not an IterableDataset"
     if code == "DSL103":
         return "OpenCV was not imported when the workers started, so there was no thread pool to count"
+    if code == "DSL502":
+        return ("the DSL502 probe counts descriptors over the script's own loop, which was not driven for 4 "
+                "batches (--no-drive, another loader first, or the loop ended)")
     return f"the {code} probe found nothing to measure on this loader"
 
 

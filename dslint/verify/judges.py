@@ -11,6 +11,7 @@ where its rule cannot apply to this loader (no workers, no pinning...).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -34,6 +35,7 @@ class Ctx:
     prefork: Dict[str, Any] = field(default_factory=dict)
     code_spans: List[Dict[str, Any]] = field(default_factory=list)
     site: Dict[str, Any] = field(default_factory=dict)
+    drive: Dict[str, Any] = field(default_factory=dict)  # the script's own loop, when it was driven
 
     @property
     def num_workers(self) -> int:
@@ -414,6 +416,104 @@ def dsl402(ctx: Ctx) -> Optional[Probe]:
     return Probe("DSL402", NOT_REPRODUCED, f"every worker starts from its own state: {listed}")
 
 
+DAEMONIC = "daemonic processes are not allowed to have children"
+
+
+def dsl108(ctx: Ctx) -> Optional[Probe]:
+    """CONFIRMED when a worker tried to start a process (the spy on ``BaseProcess.start``
+    saw it, or the worker failed with the daemonic-process assertion)."""
+    if ctx.num_workers == 0:
+        return None
+    starts = ctx.of("worker_process")
+    failed = DAEMONIC in (ctx.main.get("error") or {}).get("message", "")
+    failure = f"; it failed with {error_summary(ctx.main.get('error'))}" if ctx.error_text() else ""
+    if starts:
+        e = starts[0]
+        return Probe("DSL108", CONFIRMED, f"worker {e.get('worker_id')} started a child process at "
+                     f"{e.get('site') or 'an unknown site'}{failure}")
+    if failed:
+        return Probe("DSL108", CONFIRMED, f"a worker tried to start a process: {error_summary(ctx.main.get('error'))}")
+    if not ctx.finished or ctx.error_text():
+        return None
+    return Probe("DSL108", NOT_REPRODUCED, f"no worker started a process in {ctx.main.get('batches', 0)} batches")
+
+
+def dsl109(ctx: Ctx) -> Optional[Probe]:
+    """CONFIRMED when the parent ran other Python threads at the moment it forked its workers."""
+    if ctx.num_workers == 0 or "threads" not in ctx.prefork:
+        return None
+    threads = ctx.prefork.get("threads") or []
+    if ctx.start_method != "fork":
+        return Probe("DSL109", NOT_REPRODUCED, f"{ctx.start_method} workers are not forked from the parent "
+                     f"({len(threads)} other thread(s) running there)")
+    if not threads:
+        return Probe("DSL109", NOT_REPRODUCED, "the parent ran only its main thread when it forked the workers")
+    runs = Counter(t.get("runs") or "an unknown target" for t in threads)
+    named = ", ".join(f"{n} running {target}" for target, n in runs.most_common(4))
+    text = f"{len(threads)} thread(s) of the parent were running when it forked the workers: {named}"
+    if ctx.hang:
+        text = f"{hang_summary(ctx.hang, ctx.code_spans)}; {text}"
+    return Probe("DSL109", CONFIRMED, text)
+
+
+def _state_tracks(ctx: Ctx) -> Dict[str, Dict[int, List[Any]]]:
+    """name -> worker id -> [its value after init, its values after its 1st, 2nd, 4th... batch]."""
+    start = {e.get("worker_id"): e.get("state") or {} for e in ctx.workers}
+    before = ctx.prefork.get("state") or {}
+    tracks: Dict[str, Dict[int, List[Any]]] = {}
+    for e in sorted(ctx.of("worker_batch"), key=lambda e: e.get("count", 0)):
+        worker = e.get("worker_id")
+        for name, value in (e.get("state") or {}).items():
+            track = tracks.setdefault(name, {}).setdefault(worker, [start.get(worker, {}).get(name, before.get(name))])
+            track.append(value)
+    return tracks
+
+
+def _keeps_moving(track: List[Any]) -> bool:
+    """A count, not a value set once per worker (a pid, an id read lazily): it still changes
+    between the worker's batches."""
+    initial, values = track[0], track[1:]
+    return initial is not None and len(values) >= 2 and values[-1] != values[0] and values[-1] != initial
+
+
+def dsl405(ctx: Ctx) -> Optional[Probe]:
+    """CONFIRMED when a worker's copy of a number keeps changing over its batches while the
+    main process's copy does not: what the workers counted never reached the main process."""
+    if ctx.num_workers == 0 or not ctx.finished:
+        return None
+    before = ctx.prefork.get("state") or {}
+    after = ctx.main.get("state_after") or {}
+    for name, by_worker in sorted(_state_tracks(ctx).items()):
+        moved = {w: t for w, t in by_worker.items() if _keeps_moving(t)}
+        if moved and name in after and after[name] == before.get(name):
+            parts = ", ".join(f"worker {w}: {t[0]} -> {t[-1]}" for w, t in sorted(moved.items()))
+            return Probe("DSL405", CONFIRMED, f"`{name}` kept changing in the workers' copies ({parts}) while the "
+                         f"main process still has {after[name]} after {ctx.main.get('batches', 0)} batches")
+    if not ctx.of("worker_batch"):
+        return None
+    return Probe("DSL405", NOT_REPRODUCED, f"no number the dataset or collate object holds kept changing in a worker "
+                 f"without the main process seeing it ({len(before)} compared)")
+
+
+def dsl502(ctx: Ctx) -> Optional[Probe]:
+    """CONFIRMED when the script's own loop still holds the shared-memory tensors of most of
+    the batches it has moved past (each one an open descriptor under ``file_descriptor``)."""
+    earlier = int(ctx.drive.get("earlier_batches") or 0)
+    if ctx.num_workers == 0 or earlier < 3:
+        return None
+    kept = int(ctx.drive.get("kept_batches") or 0)
+    counts = ctx.drive.get("shm_fds") or [0]
+    strategy = ctx.drive.get("sharing_strategy") or "unknown"
+    text = (f"after {earlier + 1} batches of the script's own loop, tensors of {kept} of the {earlier} earlier "
+            f"batches are still alive; the main process holds {counts[-1]} shared-memory descriptors "
+            f"(sharing strategy {strategy})")
+    if kept >= earlier - 1:
+        if strategy == "file_system":
+            return Probe("DSL502", NOT_REPRODUCED, f"{text}: with file_system sharing they hold no descriptor")
+        return Probe("DSL502", CONFIRMED, f"{text}: each kept batch holds descriptors until the open-file limit")
+    return Probe("DSL502", NOT_REPRODUCED, f"{text}: the loop does not keep them")
+
+
 def loader_error(ctx: Ctx) -> Optional[Probe]:
     """An iteration failure no rule explains: the target failing for its own reasons."""
     err = ctx.main.get("error")
@@ -430,11 +530,11 @@ def hang(ctx: Ctx) -> Optional[Probe]:
 
 
 JUDGES: List[Callable[[Ctx], Optional[Probe]]] = [
-    dsl101, dsl102, dsl103, dsl104, dsl105, dsl107, dsl301, dsl401, dsl402,
+    dsl101, dsl102, dsl103, dsl104, dsl105, dsl107, dsl301, dsl401, dsl402, dsl108, dsl109, dsl405, dsl502,
 ]
 PROBED = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL201", "DSL202", "DSL203",
-          "DSL301", "DSL401", "DSL402")
-HANG_RULES = ("DSL103", "DSL104", "DSL107")  # hazards whose symptom can be a hang
+          "DSL301", "DSL401", "DSL402", "DSL108", "DSL109", "DSL405", "DSL502")
+HANG_RULES = ("DSL103", "DSL104", "DSL107", "DSL109")  # hazards whose symptom can be a hang
 
 # Construction errors (raised by DataLoader(...) itself) -> rule.
 CONSTRUCTION = [

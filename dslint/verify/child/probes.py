@@ -3,8 +3,9 @@
 For every loader built so far: spawn-safety pickling, one measured run as written, the
 controls that make a structural comparison possible (cv2 threads off, no workers for an
 IterableDataset, no pinning), the transfer probe; then either drive a few batches of the
-script's own loop (data-wait share) or stop the program. Facts go to the events file;
-the verdicts are the supervisor's business, so a hang halfway still leaves evidence.
+script's own loop (data-wait share, and the shared-memory descriptors it keeps open) or
+stop the program. Facts go to the events file; the verdicts are the supervisor's
+business, so a hang halfway still leaves evidence.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import sys
 import time
 from typing import Any, Dict, List, Optional
 
-from .. import events
-from . import env, handles, pull, transfer
+from .. import events, procfs
+from . import env, handles, inherited, pull, transfer
 from .patch import call_site
 
 
@@ -143,7 +144,9 @@ def probe(rec: Record) -> None:
     workers = info["num_workers"]
     method = info["start_method"] or "none"
     if workers > 0:
+        before = inherited.thread_ids()
         facts["pickle"] = pickle_probe(loader)
+        inherited.verifier_started(before)
     iterable = info["iterable"] and workers > 0
     if iterable:
         n = max(n, 4 * workers)  # enough batches to see every worker's stream
@@ -228,6 +231,8 @@ class _Driven:
         self.t_first: Optional[float] = None
         self.t_last = 0.0
         self.reported = False
+        self.shm_fds: List[int] = []  # after each batch: what the script's loop keeps (DSL502)
+        self.received: List[List[Any]] = []  # weak references to each batch's shared storages
         _live_iters.append(inner)
         _active.append(self)
         events.emit("drive_start", loader=rec.id, site=rec.site)
@@ -256,6 +261,8 @@ class _Driven:
             self.wait += t1 - t0
         self.count += 1
         self.t_last = t1
+        self.shm_fds.append(procfs.shared_memory_fds(os.getpid()))
+        self.received.append(inherited.shared_storages(batch))
         events.emit("batch", loader=self.rec.id, phase="drive", i=self.count)
         return batch
 
@@ -276,10 +283,23 @@ class _Driven:
             seconds=round(span, 4),
             data_wait_s=round(self.wait, 4),
             data_wait_share=round(self.wait / span, 3) if span > 0 else None,
+            shm_fds=self.shm_fds,
+            kept_batches=inherited.still_alive(self.received[:-1]),  # the last one is the loop's variable
+            earlier_batches=max(len(self.received) - 1, 0),
+            sharing_strategy=_sharing_strategy(),
         )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+def _sharing_strategy() -> str:
+    try:
+        import torch.multiprocessing as tmp
+
+        return tmp.get_sharing_strategy()
+    except Exception:  # noqa: BLE001
+        return ""
 
 
 def stop(reason: str) -> None:
