@@ -61,7 +61,9 @@ def _hand_over(trail):
 def _how(role: str, trail) -> str:
     stored = next((s.note for s in trail if s.note.startswith("stored as")), None)
     if role in ("collate_fn", "worker_init_fn"):
-        return f"passed as `{role}`"
+        given = next((s.note for s in trail if s is not None and s.note.startswith("argument `")), "")
+        name = given[len("argument `"):-1] if given else role
+        return f"passed as `{name}`" if name == role else f"passed as `{name}` (the loader's `{role}`)"
     if stored:
         return f"{stored} on the dataset"
     if trail and trail[-1] is not None and trail[-1].note == "argument `dataset`":

@@ -125,6 +125,9 @@ class TrainerSpec:
     config_position: int = -1
     spawn_argument: str = ""  # constructor argument that can choose a spawning launcher...
     spawn_values: Tuple[str, ...] = ()  # ...by these values (or names starting with them)
+    # constructor arguments the trainer hands to the loaders it builds from ``config``
+    # (HF: ``train_dataset`` is the dataset, ``data_collator`` the ``collate_fn``)
+    loader_arguments: Mapping[str, str] = field(default_factory=dict)
 
 
 TORCH = (
@@ -206,7 +209,8 @@ HOOKS: Tuple[Hooks, ...] = (
 TRAINERS: Tuple[TrainerSpec, ...] = (
     # transformers 5.x: Trainer(model, args, ...) without args uses TrainingArguments() (zero workers)
     TrainerSpec(("transformers.Trainer", "transformers.Seq2SeqTrainer"), "transformers",
-                config="args", config_position=1),
+                config="args", config_position=1,
+                loader_arguments={"train_dataset": "dataset", "data_collator": "collate_fn"}),
     # Lightning 2.6 strategies/ddp.py: the ddp_spawn* strategies start one process per device with spawn
     TrainerSpec(("lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"), "lightning",
                 spawn_argument="strategy", spawn_values=("ddp_spawn",)),

@@ -112,7 +112,46 @@ def loader_argument(resolver: "Resolver", inst, name: str) -> Optional[Results]:
                                     position + source.shift if position is not None else None)
         if found is not None:
             return found
+    if spec.kind == "config":
+        return _trainer_argument(resolver, inst, name)
     return None
+
+
+def _trainer_argument(resolver: "Resolver", config: Inst, name: str) -> Optional[Results]:
+    """What the trainers built with the loader configuration ``config`` give the loaders they
+    build (``Trainer(args=config, train_dataset=ds, data_collator=f)``: the dataset, the
+    ``collate_fn``)."""
+    from .libraries import TRAINERS
+    from .resolver import join
+
+    parts = []
+    for spec in TRAINERS:
+        keys = [key for key, meaning in spec.loader_arguments.items() if meaning == name]
+        if not keys or not spec.config:
+            continue
+        for site, ctx in trainers_built_with(resolver, spec, config):
+            for key in keys:
+                found = resolver.keyword_at(site, ctx, key)
+                if found is not None:
+                    parts.append(found)
+    return join(parts) if parts else None
+
+
+def trainers_built_with(resolver: "Resolver", spec, config: Inst) -> List[Tuple[SiteRef, Ctx]]:
+    """Constructions of a trainer of ``spec`` whose configuration argument is ``config``."""
+    names = {name.rpartition(".")[2] for name in spec.names}
+    out = []
+    for name in sorted(names):
+        for ref in resolver.project.calls_named(name):
+            site = resolver.project.call(ref)
+            ctx = Ctx(ref.module, site.scope)
+            if not any(isinstance(f.obj, Ext) and resolver.libraries.trainer_spec(f.obj.qualname) is spec
+                       for f in resolver.eval(site.func, ctx)):
+                continue
+            given = resolver.keyword_at(ref, ctx, spec.config, spec.config_position if spec.config_position >= 0 else None)
+            if given is not None and any(isinstance(f.obj, Inst) and f.obj.site == config.site for f in given):
+                out.append((ref, ctx))
+    return out
 
 
 def loader_value(resolver: "Resolver", inst, name: str) -> Results:
