@@ -19,7 +19,7 @@ from ..diagnostics import Finding
 from ..model import effects
 from ..model.objects import Cls, Func, Inst, Step
 from ..model.queries import Model
-from .base import finding, where
+from .base import finding
 
 CODE = "DSL103"
 

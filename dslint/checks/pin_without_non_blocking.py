@@ -14,7 +14,7 @@ from typing import Iterator, Set, Tuple
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Managed, Step
+from ..model.objects import Managed
 from ..model.queries import Model
 from .base import finding, where
 

@@ -12,7 +12,7 @@ from typing import Iterator, Set, Tuple
 
 from ..analysis.values import Name
 from ..diagnostics import Finding
-from ..model.objects import Cls, Ctx, Ext, Func, Inst, Step
+from ..model.objects import Cls, Ctx, Ext, Func, Inst
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 

@@ -15,7 +15,7 @@ from typing import Iterator, Set, Tuple
 
 from ..diagnostics import Finding
 from ..model import effects, loaders
-from ..model.objects import Cls, Ctx, Ext, Func, Inst, Step
+from ..model.objects import Cls, Ctx, Ext, Func, Inst
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Iterator, Optional, Tuple
 
 from ..diagnostics import Finding
-from ..model import loaders
 from ..model.objects import Cls, Func, Inst, Step
 from ..model.queries import Model
 from .base import finding, value_span
