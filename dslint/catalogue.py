@@ -140,6 +140,14 @@ _RULES = [
         severity="warning",
         default=False,
     ),
+    # issue 17, part B: what the main process does between steps and epochs
+    Rule(
+        "DSL304",
+        "fresh-iterator-in-loop",
+        "`iter(loader)` of a loader with workers is created again on every pass of a loop and one "
+        "batch taken: every pass starts all workers.",
+        severity="warning",
+    ),
 ]
 
 RULES: Dict[str, Rule] = {rule.code: rule for rule in _RULES}

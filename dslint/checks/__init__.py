@@ -15,6 +15,7 @@ from . import (
     copy_on_read,
     cuda_in_worker,
     cv2_threads,
+    fresh_iterator_in_loop,
     iterable_unsharded,
     main_guard,
     persistent_without_workers,
@@ -53,6 +54,7 @@ CHECKS: Dict[str, Check] = {
         shared_rng,
         sampler_set_epoch,
         copy_on_read,
+        fresh_iterator_in_loop,
     )
 }
 

@@ -114,6 +114,19 @@ class Move(NamedTuple):
     trail: Trail
 
 
+class FreshIterator(NamedTuple):
+    """A new iterator of a loader made, and drawn from, on every pass of a loop that repeats."""
+
+    loader: object  # Inst or Managed
+    module: str
+    scope: str
+    span: object  # the ``iter()`` call
+    call: int  # its index in the module's call table
+    drawn: Step  # the ``next()`` that takes one batch from it
+    repeat: Epochs  # what runs it again and again (a loop, or a caller's loop)
+    trail: Trail
+
+
 class WorkerFunction(NamedTuple):
     """A function a loader's workers run, reached through ``trail`` (entry first)."""
 
@@ -408,6 +421,79 @@ class Model:
                         if last_name(inner_site.func) in names:
                             found.append((SiteRef(callee.module, inner_index), inner_site))
         return found
+
+    # what the main process does between steps and epochs (issue 17) ---------------------------
+    def fresh_iterators(self) -> List["FreshIterator"]:
+        """Where a loader's iterator is created and drawn from in the same pass of a loop that
+        repeats (``next(iter(loader))``, or ``it = iter(loader)`` then ``next(it)`` every pass):
+        each pass starts the loader's workers anew for one batch. An iterator created only on
+        some passes (under an ``if``, in an ``except StopIteration``) and kept across them, or
+        one drained by an inner loop, is a normal epoch, not this."""
+        found = getattr(self, "_fresh", None)
+        if found is not None:
+            return found
+        found = []
+        for ref in self.project.calls_named("iter"):
+            site = self.project.call(ref)
+            if len(site.args) != 1 or not isinstance(site.func, Name):
+                continue
+            ctx = Ctx(ref.module, site.scope)
+            if not any(isinstance(f.obj, Ext) and f.obj.qualname == "builtins.iter"
+                       for f in self.resolver.eval(site.func, ctx)):
+                continue
+            loaders = [(f.obj, f.trail) for f in self.resolver.eval(site.args[0], ctx)
+                       if isinstance(f.obj, Managed) or (isinstance(f.obj, Inst) and self.resolver.is_loader(f.obj))]
+            if not loaders:
+                continue
+            drawn = self._drawn_in_same_pass(ref, site)
+            if drawn is None:
+                continue
+            for loader, trail in loaders:
+                iteration = Iteration(loader, ref.module, site.scope, site.span, None, ref.index, trail)
+                repeat = self.epoch_loop(iteration)
+                if repeat is not None:
+                    found.append(FreshIterator(loader, ref.module, site.scope, site.span, ref.index, drawn, repeat, trail))
+        self._fresh = found
+        return found
+
+    def _drawn_in_same_pass(self, ref: SiteRef, site: CallSite) -> Optional[Step]:
+        """The ``next()`` that takes a batch from the iterator ``iter()`` made at ``ref`` in the
+        same pass: the call around it (``next(iter(loader))``), or, for an iterator created on
+        every pass of a loop (not conditionally), a ``next(it)`` in that same loop and not in a
+        loop inside it."""
+        summary = self.project.summary(ref.module)
+        for index in sites_in_scope(self.project, ref.module, site.scope):
+            outer = summary.calls[index]
+            if outer.args and outer.args[0] == Call(ref.index) and self._is_next(outer, ref.module):
+                return Step(ref.module, outer.span, "one batch taken from it")
+        loop = self._enclosing_loop(ref.module, site.loop)
+        if loop is None or not self._every_pass(ref.module, site, loop[1]):
+            return None
+        for index in sites_in_scope(self.project, ref.module, site.scope):
+            outer = summary.calls[index]
+            if index == ref.index or self._enclosing_loop(ref.module, outer.loop) != loop:
+                continue
+            receiver = outer.args[0] if outer.args and self._is_next(outer, ref.module) else (
+                outer.func.base if isinstance(outer.func, Attr) and outer.func.name in ("next", "__next__") else None)
+            if receiver is None:
+                continue
+            for found in self.resolver.eval(receiver, Ctx(ref.module, site.scope)):
+                if isinstance(found.obj, Inst) and found.obj.site == ref:
+                    return Step(ref.module, outer.span, "one batch taken from it")
+        return None
+
+    def _is_next(self, site: CallSite, module: str) -> bool:
+        return isinstance(site.func, Name) and site.func.id == "next" and any(
+            isinstance(f.obj, Ext) and f.obj.qualname == "builtins.next"
+            for f in self.resolver.eval(site.func, Ctx(module, site.scope)))
+
+    def _every_pass(self, module: str, site: CallSite, loop: Loop) -> bool:
+        """Whether ``site`` runs on every pass of ``loop``: no branch, handler or inner loop
+        of the loop's body holds it."""
+        function = self.project.function(module, site.scope) if site.scope else None
+        blocks = function.blocks if function is not None else self.project.summary(module).blocks
+        inside = [b for b in blocks if b[1] <= site.span.row <= b[2] and loop.span.row <= b[1] and b[2] <= loop.end_row]
+        return len(inside) <= 1
 
     # batches --------------------------------------------------------------------------------
     def batch_moves(self) -> List[Move]:
