@@ -15,6 +15,7 @@ from . import (
     copy_on_read,
     cuda_in_worker,
     cv2_threads,
+    ddp_without_distributed_sampler,
     fresh_iterator_in_loop,
     iterable_unsharded,
     main_guard,
@@ -25,6 +26,7 @@ from . import (
     sampler_set_epoch,
     shared_handle,
     shared_rng,
+    stale_dataset_in_persistent_workers,
     start_method,
     synchronous_loading,
     threads_in_forked_worker,
@@ -55,6 +57,8 @@ CHECKS: Dict[str, Check] = {
         sampler_set_epoch,
         copy_on_read,
         fresh_iterator_in_loop,
+        stale_dataset_in_persistent_workers,
+        ddp_without_distributed_sampler,
     )
 }
 

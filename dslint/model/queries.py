@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
-from ..analysis.values import Attr, Call, Imported, Name, last_name
+from ..analysis.values import (Attr, Call, Const, DictDisplay, Element, Imported, Item, Name, Op, Part, Seq,
+                               Starred, dotted, last_name)
 from . import externals
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
@@ -40,6 +41,7 @@ from .objects import (
     SiteRef,
     Step,
     Trail,
+    UNKNOWN_RESULT,
 )
 from .project import Project, sites_in_scope
 from .resolver import Resolver, extend, join
@@ -60,6 +62,26 @@ ITERATING_CALLS = frozenset({"builtins.iter", "builtins.list", "builtins.tuple",
 MOVE_METHODS = ("to", "cuda", "type")
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
+
+
+DATA_PARALLEL = frozenset({
+    "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
+    "torch.nn.DistributedDataParallel",
+    "torch.distributed.fsdp.FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+    "apex.parallel.DistributedDataParallel",
+})
+RANK_BLIND_SAMPLERS = frozenset({"RandomSampler", "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+                                 "BatchSampler"})
+RANK_BLIND_DATASET_PACKAGES = ("torch.utils.data", "torchvision.datasets", "torch.randn", "torch.rand", "torch.tensor",
+                               "torch.from_numpy", "numpy.")
+RANK_WORDS = ("rank", "world", "replica", "shard", "process_index", "num_processes")
+
+
+def _rank_word(name: str) -> bool:
+    """A name or string that speaks of distributed ranks (``local_rank``, ``WORLD_SIZE``, ``num_shards``)."""
+    lowered = name.lower()
+    return any(word in lowered for word in RANK_WORDS)
 
 
 def kept_arguments(site: CallSite, shift: int = 0) -> list:
@@ -125,6 +147,17 @@ class FreshIterator(NamedTuple):
     drawn: Step  # the ``next()`` that takes one batch from it
     repeat: Epochs  # what runs it again and again (a loop, or a caller's loop)
     trail: Trail
+
+
+class DatasetChange(NamedTuple):
+    """The main process changing, once per epoch, an object the loader's workers use."""
+
+    module: str
+    span: object  # the assignment or the call
+    obj: Inst  # the dataset (or transform) changed
+    attr: str  # the attribute the workers read
+    store: bool  # an assignment (else a call of a method that assigns it)
+    trail: Trail  # the calls from the epoch loop to it, then where the method assigns
 
 
 class WorkerFunction(NamedTuple):
@@ -494,6 +527,328 @@ class Model:
         blocks = function.blocks if function is not None else self.project.summary(module).blocks
         inside = [b for b in blocks if b[1] <= site.span.row <= b[2] and loop.span.row <= b[1] and b[2] <= loop.end_row]
         return len(inside) <= 1
+
+    def worker_state(self, loader) -> Dict[Tuple[object, SiteRef], Tuple[Inst, Set[str]]]:
+        """The objects whose methods the loader's workers run (the dataset, the datasets it
+        wraps, transforms), by (class, construction site), with the ``self`` attributes those
+        methods read: what every worker holds its own copy of."""
+        out: Dict[Tuple[object, SiteRef], Tuple[Inst, Set[str]]] = {}
+        for function in self.worker_code(loader):
+            obj = function.self_obj
+            if not isinstance(obj, Inst) or not isinstance(obj.cls, Cls) or obj.site is None:
+                continue
+            summary = self.function_summary(function.func)
+            entry = out.setdefault((obj.cls, obj.site), (obj, set()))
+            if summary is not None:
+                entry[1].update(summary.self_reads)
+        return out
+
+    def dataset_changes(self, loader, repeat: Epochs) -> List["DatasetChange"]:
+        """What the main process does once per epoch (in the loop ``repeat`` or the function
+        called once per epoch, and in the functions they call) to an object the loader's
+        workers use: assigning one of its attributes (``loader.dataset.epoch = e``) or calling
+        one of its methods that assigns ``self.<attr>`` (``dataset.set_epoch(e)``), where the
+        workers' code reads that attribute."""
+        state = self.worker_state(loader)
+        if not state:
+            return []
+        found: List[DatasetChange] = []
+        for module, scope, first, last in self._epoch_regions(repeat):
+            self._changes_in(module, scope, first, last, state, (), found, depth=2)
+        return found
+
+    def _epoch_regions(self, repeat: Epochs) -> List[Tuple[str, str, int, int]]:
+        """(module, scope, first row, last row) of the code run once per epoch: the epoch
+        loop; or the function taking the epoch as a parameter and the loops of its callers
+        around the call."""
+        if repeat.loop is not None:
+            return [(repeat.module, repeat.loop.scope, repeat.loop.span.row, repeat.loop.end_row)]
+        summary = self.project.summary(repeat.module)
+        where = repeat.trail[-1].span if repeat.trail else None
+        for function in summary.functions.values():
+            if any(p.name == repeat.parameter and p.span == where for p in function.params):
+                break
+        else:
+            return []
+        regions = [(repeat.module, function.qualname, function.span.row, function.end_row)]
+        for site, _ in self.resolver.callers(Func(repeat.module, function.qualname)):
+            around = self._enclosing_loop(site.module, self.project.call(site).loop)
+            if around is not None:
+                loop = around[1]
+                regions.append((site.module, loop.scope, loop.span.row, loop.end_row))
+        return regions
+
+    def _changes_in(self, module: str, scope: str, first: int, last: int, state, trail: Trail,
+                    found: List["DatasetChange"], depth: int) -> None:
+        summary = self.project.summary(module)
+        ctx = Ctx(module, scope)
+        for store in summary.stores:
+            if store.scope != scope or not first <= store.span.row <= last or store.kind == "del":
+                continue
+            for obj, reads in self._state_objects(store.target, ctx, state):
+                if store.attr in reads:
+                    found.append(DatasetChange(module, store.span, obj, store.attr, True, trail))
+        for index in sites_in_scope(self.project, module, scope):
+            site = summary.calls[index]
+            if not first <= site.span.row <= last:
+                continue
+            step = Step(module, site.span, f"calls `{last_name(site.func)}()`")
+            if isinstance(site.func, Attr):
+                for obj, reads in self._state_objects(site.func.base, ctx, state):
+                    method = self.resolver.method(obj.cls, site.func.name)
+                    for attr, store in self._assigned_by(obj.cls, method):
+                        if attr in reads:
+                            found.append(DatasetChange(module, site.span, obj, attr, False,
+                                                       trail + (Step(method.module, store.span,
+                                                                     f"`self.{attr}` assigned here"),)))
+            if depth <= 0 or not isinstance(site.func, Name):
+                continue
+            for callee in self.resolver.eval(site.func, ctx):
+                function = self.function_summary(callee.obj) if isinstance(callee.obj, Func) else None
+                if function is not None and function.scope_kind != "class":
+                    self._changes_in(callee.obj.module, callee.obj.qualname, function.span.row, function.end_row,
+                                     state, trail + (step,), found, depth - 1)
+
+    def _state_objects(self, value, ctx: Ctx, state) -> List[Tuple[Inst, Set[str]]]:
+        """The objects of ``state`` (see ``worker_state``) that ``value`` may be."""
+        out = []
+        for found in self.resolver.eval(value, ctx):
+            obj = found.obj
+            if isinstance(obj, Inst) and (obj.cls, obj.site) in state:
+                out.append(state[(obj.cls, obj.site)])
+        return out
+
+    def _assigned_by(self, cls, method: Optional[Func]) -> List[Tuple[str, object]]:
+        """(attribute, store) for every ``self.<attribute> = ...`` in ``method``'s own body."""
+        if method is None:
+            return []
+        owner = Cls(method.module, method.qualname.rpartition(".")[0])
+        return [(attr, store) for attr, stores in self.resolver.self_stores(owner).items()
+                for function, store in stores if function.qualname == method.qualname and store.kind != "del"]
+
+    def distributed_training(self, iteration: Iteration) -> Optional[Tuple[Step, Step]]:
+        """(the call of the model, where it is wrapped) when the loop of ``iteration`` trains
+        (``backward``/optimizer ``step``) a model wrapped for distributed data parallel
+        training (``DistributedDataParallel``, FSDP): one process per rank runs this loop."""
+        if iteration.loop is None:
+            return None
+        loop = self.project.summary(iteration.module).loops[iteration.loop]
+        model_call, trains = None, False
+        for ref, site, ctx in self._calls_in_region(iteration.module, loop.scope, loop.span.row, loop.end_row, 1):
+            name = last_name(site.func)
+            if name == "backward" or (name == "step" and "optim" in (dotted(getattr(site.func, "base", None)) or "")
+                                      .lower()):
+                trains = True
+            if model_call is None and isinstance(site.func, (Name, Attr)):
+                called = site.func.base if isinstance(site.func, Attr) and site.func.name == "forward" else site.func
+                for found in self.resolver.eval(called, ctx):
+                    obj = found.obj
+                    if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None \
+                            and obj.cls.qualname in DATA_PARALLEL:
+                        wrapped = Step(obj.site.module, self.project.call(obj.site).span,
+                                       f"the model is wrapped in `{obj.cls.qualname.rpartition('.')[2]}`")
+                        model_call = (Step(ref.module, site.span, "the distributed model trains on its batches"),
+                                      wrapped)
+                        break
+        return model_call if trains else None
+
+    def _calls_in_region(self, module: str, scope: str, first: int, last: int, depth: int, self_obj=None):
+        """(ref, call, context) of the calls between rows ``first`` and ``last`` of ``scope``, and
+        of the project functions they call (``depth`` levels)."""
+        summary = self.project.summary(module)
+        ctx = Ctx(module, scope, None, None, self_obj)
+        for index in sites_in_scope(self.project, module, scope):
+            site = summary.calls[index]
+            if not first <= site.span.row <= last:
+                continue
+            yield SiteRef(module, index), site, ctx
+        if depth <= 0:
+            return
+        for callee, bound, ref in self.callees(Func(module, scope), self_obj) if scope else ():
+            if not first <= self.project.call(ref).span.row <= last:
+                continue
+            function = self.function_summary(callee)
+            if function is not None:
+                yield from self._calls_in_region(callee.module, callee.qualname, function.span.row,
+                                                 function.end_row, depth - 1, bound)
+
+    def rank_split(self, loader) -> Tuple[str, Trail]:
+        """How a loader's data is split across distributed ranks: ("none", why) when nothing
+        splits it (no sampler, or only samplers that ignore the rank, and a dataset whose
+        code and construction never mention a rank), ("split", where) when something does
+        (a ``DistributedSampler``, a rank-aware sampler, a dataset sharded by rank, a
+        framework), ("unknown", ()) when the model cannot tell."""
+        if self.managed(loader):
+            return "split", ()
+        spec = self.spec(loader)
+        if spec is None or spec.library not in ("torch", "torchdata") or spec.shards:
+            return "unknown", ()
+        why: Trail = ()
+        for name in ("sampler", "batch_sampler"):
+            given = self.argument(loader, name)
+            if given is None:
+                continue
+            verdict, trail = self._sampler_split(given, 0)
+            if verdict != "none":
+                return verdict, trail
+            why += trail
+        for found in self.value(loader, "dataset"):
+            verdict, trail = self._dataset_split(found, 0)
+            if verdict != "none":
+                return verdict, trail
+            why += trail
+        return "none", why
+
+    def _sampler_split(self, results: Results, depth: int) -> Tuple[str, Trail]:
+        why: Trail = ()
+        for found in results:
+            obj = found.obj
+            if isinstance(obj, Lit) and obj.value is None:
+                continue
+            if not isinstance(obj, Inst) or obj.site is None or depth > 2:
+                return "unknown", found.trail
+            step = Step(obj.site.module, self.project.call(obj.site).span, "a sampler that ignores the rank")
+            if isinstance(obj.cls, Ext):
+                last = obj.cls.qualname.rpartition(".")[2]
+                if not obj.cls.qualname.startswith("torch.utils.data") or last not in RANK_BLIND_SAMPLERS:
+                    return ("split" if "Distributed" in last else "unknown"), found.trail + (step._replace(
+                        note="the sampler"),)
+                if last == "BatchSampler":
+                    inner = self.resolver.keyword_at(obj.site, obj.ctx, "sampler", 0)
+                    verdict, trail = self._sampler_split(inner or UNKNOWN_RESULT, depth + 1)
+                    if verdict != "none":
+                        return verdict, trail
+                why += (step,)
+                continue
+            if self._rank_aware(obj.cls) or self._mentions_rank(obj.site, obj.ctx):
+                return "split", (step._replace(note="a rank-aware sampler"),)
+            if any(isinstance(i, Ext) and not i.qualname.startswith(("torch.utils.data", "builtins"))
+                   for i in self.resolver.mro(obj.cls)):
+                return "unknown", ()
+            why += (step,)
+        return "none", why
+
+    def _dataset_split(self, found: Found, depth: int) -> Tuple[str, Trail]:
+        obj = found.obj
+        if not isinstance(obj, Inst) or obj.site is None or depth > 3:
+            return "unknown", ()
+        step = Step(obj.site.module, self.project.call(obj.site).span, "the dataset, whole on every rank")
+        if self._mentions_rank(obj.site, obj.ctx):
+            return "split", (step._replace(note="the dataset is built for its rank"),)
+        if isinstance(obj.cls, Cls):
+            if self._rank_aware(obj.cls):
+                return "split", (step._replace(note="the dataset splits itself by rank"),)
+            if any(isinstance(i, Ext) and not i.qualname.startswith(RANK_BLIND_DATASET_PACKAGES)
+                   for i in self.resolver.mro(obj.cls)):
+                return "unknown", ()
+            return "none", (step,)
+        if not obj.cls.qualname.startswith(RANK_BLIND_DATASET_PACKAGES):
+            return "unknown", ()
+        for inner in self.constructor_arguments(obj):  # Subset(dataset, ...), ConcatDataset([...])
+            parts = self.resolver.container_values(inner.obj) if isinstance(inner.obj, Container) else (inner,)
+            for part in parts:
+                if isinstance(part.obj, Inst) and self._is_dataset_object(part.obj):
+                    verdict, trail = self._dataset_split(part, depth + 1)
+                    if verdict != "none":
+                        return verdict, trail
+        return "none", (step,)
+
+    def _is_dataset_object(self, obj: Inst) -> bool:
+        if isinstance(obj.cls, Cls):
+            return self.is_dataset_class(obj.cls)
+        return isinstance(obj.cls, Ext) and obj.cls.qualname.startswith(("torch.utils.data", "torchvision.datasets")) \
+            and obj.cls.qualname.rpartition(".")[2][:1].isupper()
+
+    def _rank_aware(self, cls: Cls) -> bool:
+        """Whether the code of a project class (and of its project bases) mentions a rank,
+        a world size, replicas or shards (``dist.get_rank()``, ``self.rank``, ``RANK``)."""
+        for item in self.resolver.mro(cls):
+            if not isinstance(item, Cls):
+                continue
+            klass = self.project.klass(item.module, item.qualname)
+            summary = self.project.summary(item.module)
+            if klass is None or summary is None:
+                continue
+            for method in klass.methods:
+                function = summary.functions.get(f"{item.qualname}.{method}")
+                if function is None:
+                    continue
+                names = set(function.loads) | set(function.attr_loads) | {p.name for p in function.params}
+                if any(_rank_word(n) for n in names):
+                    return True
+                for index in sites_in_scope(self.project, item.module, function.qualname):
+                    site = summary.calls[index]
+                    if any(isinstance(a, Const) and isinstance(a.value, str) and _rank_word(a.value) for a in site.args):
+                        return True
+        return False
+
+    def _mentions_rank(self, ref: SiteRef, ctx: Optional[Ctx], depth: int = 2) -> bool:
+        """Whether the arguments of the call at ``ref`` mention a rank or a world size, directly
+        or through the names, parameters (their callers' arguments) and calls they come from."""
+        site = self.project.call(ref)
+        values = list(site.args) + [v for _, v in site.keywords]
+        if any(k is not None and _rank_word(k) for k, _ in site.keywords):
+            return True
+        return any(self._value_mentions_rank(ref.module, site.scope, value, depth) for value in values)
+
+    def _value_mentions_rank(self, module: str, scope: str, value, depth: int) -> bool:
+        summary = self.project.summary(module)
+        stack = [value]
+        seen = 0
+        while stack and seen < 200:
+            seen += 1
+            item = stack.pop()
+            if isinstance(item, Name):
+                if _rank_word(item.id):
+                    return True
+                if depth > 0 and self._name_mentions_rank(module, scope, item.id, depth - 1):
+                    return True
+            elif isinstance(item, Attr):
+                if _rank_word(item.name):
+                    return True
+                stack.append(item.base)
+            elif isinstance(item, Const):
+                if isinstance(item.value, str) and _rank_word(item.value):
+                    return True
+            elif isinstance(item, Call):
+                site = summary.calls[item.index]
+                if any(k is not None and _rank_word(k) for k, _ in site.keywords):
+                    return True
+                stack.append(site.func)
+                stack.extend(a.value if isinstance(a, Starred) else a for a in site.args)
+                stack.extend(v for _, v in site.keywords)
+            elif isinstance(item, (Item, Part, Element, Starred)):
+                stack.extend(part for part in item if isinstance(part, tuple) and hasattr(part, "_fields"))
+            elif isinstance(item, (Seq, Op)):
+                stack.extend(item[1])
+            elif isinstance(item, DictDisplay):
+                stack.extend(k for k in item.keys if k is not None)
+                stack.extend(item.values)
+        return False
+
+    def _name_mentions_rank(self, module: str, scope: str, name: str, depth: int) -> bool:
+        """What a name is bound to in ``scope`` (or the module) mentions a rank; for a
+        parameter, what its callers pass."""
+        function = self.project.function(module, scope) if scope else None
+        bindings = function.bindings.get(name, ()) if function is not None else ()
+        if not bindings:
+            bindings = self.project.summary(module).bindings.get(name, ())
+            scope = ""
+        for binding in bindings[:8]:
+            if binding.kind in ("assign", "loop", "with") and \
+                    self._value_mentions_rank(module, scope, binding.value, depth):
+                return True
+        params = [p.name for p in function.params] if function is not None else []
+        if name in params:
+            position = params.index(name) - (1 if function.scope_kind == "class" else 0)
+            for ref, _ in self.resolver.callers(Func(module, scope))[:8]:
+                call = self.project.call(ref)
+                passed = [v for k, v in call.keywords if k == name]
+                if 0 <= position < len(call.args) and not any(isinstance(a, Starred) for a in call.args[:position + 1]):
+                    passed.append(call.args[position])
+                if any(self._value_mentions_rank(ref.module, call.scope, v, depth) for v in passed):
+                    return True
+        return False
 
     # batches --------------------------------------------------------------------------------
     def batch_moves(self) -> List[Move]:
