@@ -39,5 +39,5 @@ def check(model: Model) -> Iterator[Finding]:
             f"DataLoader feeds distributed training (the model is wrapped at {where(model, wrapped, built.module)}) "
             f"but nothing splits its data by rank: every rank trains on the whole dataset, so an epoch costs "
             f"world-size times as much; pass `sampler=DistributedSampler(dataset)` and call `set_epoch` each epoch",
-            (wrapped, Step(iteration.module, iteration.span, "the training loop"), model_call) + why,
+            (wrapped, Step(iteration.module, iteration.span, "the training loop"), model_call) + why + iteration.trail,
         )

@@ -46,6 +46,7 @@ def check(model: Model) -> Iterator[Finding]:
         given = loaders.argument_source(model.resolver, loader, "persistent_workers")
         kept = Step(given.site.module, given.span, "workers kept across epochs") if given else \
             loaders.construction_step(model.resolver, loader, "the loader, with persistent workers")
+        why_kept = next((f.trail for f in persistent if truthiness((f,)) == "true"), ())
         for change in model.dataset_changes(loader, repeat):
             span = _statement(model, change.module, change.span) if change.store else change.span
             key = (change.module, span.row, span.col, change.attr)
@@ -57,10 +58,10 @@ def check(model: Model) -> Iterator[Finding]:
             yield finding(
                 model, CODE, change.module, span,
                 f"`{_short(source(model, change.module, span))}` changes `{name}.{change.attr}` in the main process "
-                f"every epoch, but the DataLoader's workers are persistent ({where(model, kept, change.module)}): "
+                f"between epochs, but the DataLoader's workers are persistent ({where(model, kept, change.module)}): "
                 f"each keeps the copy it got in the first epoch and never sees the change; pass the value through "
                 f"the sampler or shared memory, or drop `persistent_workers`",
-                (kept,) + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"),
+                (kept,) + why_kept[:2] + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"),
                                           loop_step, Step(iteration.module, iteration.span, "iterated here"))
                 + repeat.trail,
             )

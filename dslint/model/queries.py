@@ -17,6 +17,7 @@ Rules combine these with the resolver's answers; they hold no facts of their own
 
 from __future__ import annotations
 
+import re
 from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
@@ -73,8 +74,7 @@ DATA_PARALLEL = frozenset({
 })
 RANK_BLIND_SAMPLERS = frozenset({"RandomSampler", "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler",
                                  "BatchSampler"})
-RANK_BLIND_DATASET_PACKAGES = ("torch.utils.data", "torchvision.datasets", "torch.randn", "torch.rand", "torch.tensor",
-                               "torch.from_numpy", "numpy.")
+RANK_BLIND_DATASET_PACKAGES = ("torch.utils.data", "torchvision.datasets")
 RANK_WORDS = ("rank", "world", "replica", "shard", "process_index", "num_processes")
 
 
@@ -492,15 +492,15 @@ class Model:
     def _drawn_in_same_pass(self, ref: SiteRef, site: CallSite) -> Optional[Step]:
         """The ``next()`` that takes a batch from the iterator ``iter()`` made at ``ref`` in the
         same pass: the call around it (``next(iter(loader))``), or, for an iterator created on
-        every pass of a loop (not conditionally), a ``next(it)`` in that same loop and not in a
-        loop inside it."""
+        every pass of a loop (not conditionally) or on every call of a function without a loop
+        around it, a ``next(it)`` in that same loop (or function) and not in a loop inside it."""
         summary = self.project.summary(ref.module)
         for index in sites_in_scope(self.project, ref.module, site.scope):
             outer = summary.calls[index]
             if outer.args and outer.args[0] == Call(ref.index) and self._is_next(outer, ref.module):
                 return Step(ref.module, outer.span, "one batch taken from it")
         loop = self._enclosing_loop(ref.module, site.loop)
-        if loop is None or not self._every_pass(ref.module, site, loop[1]):
+        if not self._every_pass(ref.module, site, loop[1] if loop else None):
             return None
         for index in sites_in_scope(self.project, ref.module, site.scope):
             outer = summary.calls[index]
@@ -520,11 +520,13 @@ class Model:
             isinstance(f.obj, Ext) and f.obj.qualname == "builtins.next"
             for f in self.resolver.eval(site.func, Ctx(module, site.scope)))
 
-    def _every_pass(self, module: str, site: CallSite, loop: Loop) -> bool:
-        """Whether ``site`` runs on every pass of ``loop``: no branch, handler or inner loop
-        of the loop's body holds it."""
+    def _every_pass(self, module: str, site: CallSite, loop: Optional[Loop]) -> bool:
+        """Whether ``site`` runs on every pass of ``loop`` (every call of its function when
+        ``loop`` is None): no branch, handler or inner loop holds it."""
         function = self.project.function(module, site.scope) if site.scope else None
         blocks = function.blocks if function is not None else self.project.summary(module).blocks
+        if loop is None:
+            return function is not None and not any(b[1] <= site.span.row <= b[2] for b in blocks)
         inside = [b for b in blocks if b[1] <= site.span.row <= b[2] and loop.span.row <= b[1] and b[2] <= loop.end_row]
         return len(inside) <= 1
 
@@ -787,9 +789,15 @@ class Model:
         or through the names, parameters (their callers' arguments) and calls they come from."""
         site = self.project.call(ref)
         values = list(site.args) + [v for _, v in site.keywords]
-        if any(k is not None and _rank_word(k) for k, _ in site.keywords):
-            return True
+        if self._text_mentions_rank(ref.module, site.span.row, site.span.end_row):
+            return True  # what the values do not keep, such as slices: ``files[rank::world_size]``
         return any(self._value_mentions_rank(ref.module, site.scope, value, depth) for value in values)
+
+    def _text_mentions_rank(self, module: str, first: int, last: int) -> bool:
+        from ..analysis.summary import Span
+
+        text = self.project.text_of(module, Span(first, 1, last + 1, 1))
+        return any(_rank_word(word) for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
 
     def _value_mentions_rank(self, module: str, scope: str, value, depth: int) -> bool:
         summary = self.project.summary(module)
@@ -835,7 +843,9 @@ class Model:
             bindings = self.project.summary(module).bindings.get(name, ())
             scope = ""
         for binding in bindings[:8]:
-            if binding.kind in ("assign", "loop", "with") and \
+            if binding.kind not in ("assign", "loop", "with"):
+                continue
+            if self._text_mentions_rank(module, binding.span.row, max(binding.span.row, binding.pos // 65536)) or \
                     self._value_mentions_rank(module, scope, binding.value, depth):
                 return True
         params = [p.name for p in function.params] if function is not None else []
