@@ -21,8 +21,7 @@ import re
 from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
-from ..analysis.values import (Attr, Call, Const, DictDisplay, Element, Imported, Item, Name, Op, Part, Seq,
-                               Starred, dotted, last_name)
+from ..analysis.values import Attr, Call, Const, Imported, Name, Starred, dotted, last_name
 from . import externals
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
@@ -630,7 +629,7 @@ class Model:
 
     def distributed_training(self, iteration: Iteration) -> Optional[Tuple[Step, Step]]:
         """(the call of the model, where it is wrapped) when the loop of ``iteration`` trains
-        (``backward``/optimizer ``step``) a model wrapped for distributed data parallel
+        (``backward``, an optimizer's ``step``/``zero_grad``) a model wrapped for distributed data parallel
         training (``DistributedDataParallel``, FSDP): one process per rank runs this loop."""
         if iteration.loop is None:
             return None
@@ -638,8 +637,8 @@ class Model:
         model_call, trains = None, False
         for ref, site, ctx in self._calls_in_region(iteration.module, loop.scope, loop.span.row, loop.end_row, 1):
             name = last_name(site.func)
-            if name == "backward" or (name == "step" and "optim" in (dotted(getattr(site.func, "base", None)) or "")
-                                      .lower()):
+            receiver = (dotted(site.func.base) or "") if isinstance(site.func, Attr) else ""
+            if name == "backward" or (name in ("step", "zero_grad") and "optim" in receiver.lower()):
                 trains = True
             if model_call is None and isinstance(site.func, (Name, Attr)):
                 called = site.func.base if isinstance(site.func, Attr) and site.func.name == "forward" else site.func
@@ -785,79 +784,51 @@ class Model:
         return False
 
     def _mentions_rank(self, ref: SiteRef, ctx: Optional[Ctx], depth: int = 2) -> bool:
-        """Whether the arguments of the call at ``ref`` mention a rank or a world size, directly
-        or through the names, parameters (their callers' arguments) and calls they come from."""
+        """Whether the call at ``ref`` is written with a rank or a world size, directly or
+        through the names it uses (what they are assigned, what callers pass for them)."""
         site = self.project.call(ref)
-        values = list(site.args) + [v for _, v in site.keywords]
-        if self._text_mentions_rank(ref.module, site.span.row, site.span.end_row):
-            return True  # what the values do not keep, such as slices: ``files[rank::world_size]``
-        return any(self._value_mentions_rank(ref.module, site.scope, value, depth) for value in values)
+        return self._source_mentions_rank(ref.module, site.scope, site.span, depth)
 
-    def _text_mentions_rank(self, module: str, first: int, last: int) -> bool:
-        from ..analysis.summary import Span
-
-        text = self.project.text_of(module, Span(first, 1, last + 1, 1))
-        return any(_rank_word(word) for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
-
-    def _value_mentions_rank(self, module: str, scope: str, value, depth: int) -> bool:
-        summary = self.project.summary(module)
-        stack = [value]
-        seen = 0
-        while stack and seen < 200:
-            seen += 1
-            item = stack.pop()
-            if isinstance(item, Name):
-                if _rank_word(item.id):
-                    return True
-                if depth > 0 and self._name_mentions_rank(module, scope, item.id, depth - 1):
-                    return True
-            elif isinstance(item, Attr):
-                if _rank_word(item.name):
-                    return True
-                stack.append(item.base)
-            elif isinstance(item, Const):
-                if isinstance(item.value, str) and _rank_word(item.value):
-                    return True
-            elif isinstance(item, Call):
-                site = summary.calls[item.index]
-                if any(k is not None and _rank_word(k) for k, _ in site.keywords):
-                    return True
-                stack.append(site.func)
-                stack.extend(a.value if isinstance(a, Starred) else a for a in site.args)
-                stack.extend(v for _, v in site.keywords)
-            elif isinstance(item, (Item, Part, Element, Starred)):
-                stack.extend(part for part in item if isinstance(part, tuple) and hasattr(part, "_fields"))
-            elif isinstance(item, (Seq, Op)):
-                stack.extend(item[1])
-            elif isinstance(item, DictDisplay):
-                stack.extend(k for k in item.keys if k is not None)
-                stack.extend(item.values)
-        return False
+    def _source_mentions_rank(self, module: str, scope: str, span, depth: int) -> bool:
+        """The source at ``span`` names a rank (``rank``, ``get_world_size()``, ``"RANK"``,
+        ``num_shards``), or uses a name bound to something that does. Read from the text,
+        which keeps what values do not (``files[rank::world_size]``)."""
+        words = sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", self.project.text_of(module, span))))
+        if any(_rank_word(word) for word in words):
+            return True
+        return depth > 0 and any(self._name_mentions_rank(module, scope, word, depth - 1) for word in words[:32])
 
     def _name_mentions_rank(self, module: str, scope: str, name: str, depth: int) -> bool:
-        """What a name is bound to in ``scope`` (or the module) mentions a rank; for a
+        """What ``name`` is assigned in ``scope`` (or in the module) mentions a rank; for a
         parameter, what its callers pass."""
+        memo = self.__dict__.setdefault("_rank_names", {})
+        key = (module, scope, name, depth)
+        if key not in memo:
+            memo[key] = False  # recursion guard
+            memo[key] = self._binding_mentions_rank(module, scope, name, depth)
+        return memo[key]
+
+    def _binding_mentions_rank(self, module: str, scope: str, name: str, depth: int) -> bool:
+        from ..analysis.summary import Span
+
         function = self.project.function(module, scope) if scope else None
-        bindings = function.bindings.get(name, ()) if function is not None else ()
-        if not bindings:
-            bindings = self.project.summary(module).bindings.get(name, ())
-            scope = ""
-        for binding in bindings[:8]:
-            if binding.kind not in ("assign", "loop", "with"):
-                continue
-            if self._text_mentions_rank(module, binding.span.row, max(binding.span.row, binding.pos // 65536)) or \
-                    self._value_mentions_rank(module, scope, binding.value, depth):
-                return True
-        params = [p.name for p in function.params] if function is not None else []
-        if name in params:
-            position = params.index(name) - (1 if function.scope_kind == "class" else 0)
-            for ref, _ in self.resolver.callers(Func(module, scope))[:8]:
-                call = self.project.call(ref)
-                passed = [v for k, v in call.keywords if k == name]
-                if 0 <= position < len(call.args) and not any(isinstance(a, Starred) for a in call.args[:position + 1]):
-                    passed.append(call.args[position])
-                if any(self._value_mentions_rank(ref.module, call.scope, v, depth) for v in passed):
+        owner = function.bindings if function is not None else self.project.summary(module).bindings
+        for binding in owner.get(name, ())[:8]:
+            if binding.kind in ("assign", "loop", "with"):
+                statement = Span(binding.span.row, 1, max(binding.span.row, binding.pos // 65536) + 1, 1)
+                if self._source_mentions_rank(module, scope, statement, depth):
                     return True
+        params = [p.name for p in function.params] if function is not None else []
+        if name not in params:
+            return False
+        position = params.index(name) - (1 if function.scope_kind == "class" else 0)
+        for ref, _ in self.resolver.callers(Func(module, scope))[:8]:
+            call = self.project.call(ref)
+            spans = [span for (key, _), span in zip(call.keywords, call.keyword_spans) if key == name]
+            if 0 <= position < len(call.args) and not any(isinstance(a, Starred) for a in call.args[:position + 1]):
+                spans.append(call.arg_spans[position])
+            if any(self._source_mentions_rank(ref.module, call.scope, span, depth) for span in spans):
+                return True
         return False
 
     # batches --------------------------------------------------------------------------------
