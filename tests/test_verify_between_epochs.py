@@ -56,6 +56,8 @@ def test_fresh_iterators_need_two_new_starts_after_unfinished_iterators():
     fresh = judges.dsl304(_ctx(script=[_iter(2, 1, False, 2), _iter(3, 1, False, 2)]))
     assert fresh.verdict == CONFIRMED and "4 worker processes started for those 2 batches" in fresh.evidence
     assert judges.dsl304(_ctx(script=[])) is None
+    kept = judges.dsl304(_ctx(script=[{"ev": "drive", "steps": 8}]))
+    assert kept.verdict == NOT_REPRODUCED and "took 8 batches from one iterator" in kept.evidence
 
 
 def _state(ev, epoch, state, worker=None):

@@ -426,6 +426,10 @@ def dsl304(ctx: Ctx) -> Optional[Probe]:
                      f"taking only {taken} batch(es) from the previous one: {starts} worker processes started for "
                      f"those {sum(e.get('after') or 0 for e in fresh)} batches")
     if not iters:
+        drives = [e for e in ctx.script if e.get("ev") == "drive" and (e.get("steps") or 0) > 1]
+        if drives:
+            return Probe("DSL304", NOT_REPRODUCED, f"the script's loop took {drives[0]['steps']} batches from one "
+                         "iterator without making another")
         return None
     reused = [e for e in iters if not e.get("started")]
     text = (f"{len(iters)} later iterator(s), {len(reused)} of them on the same (persistent) workers"

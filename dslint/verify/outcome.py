@@ -95,7 +95,7 @@ def _ctx(result: RunResult, lid: int, ev: Dict[str, Any], res: Optional[Dict[str
                       prefork=prefork, code_spans=spans, site=site, script=script, ranks=ranks)
 
 
-_SCRIPT_SIDE = ("script_iter", "main_state", "worker_state")
+_SCRIPT_SIDE = ("script_iter", "main_state", "worker_state", "drive")
 
 
 def _same_site(a: Dict[str, Any], b: Dict[str, Any]) -> bool:
