@@ -83,6 +83,13 @@ def _rank_word(name: str) -> bool:
     return any(word in lowered for word in RANK_WORDS)
 
 
+def _trains(site: CallSite) -> bool:
+    """A call that only training does: ``loss.backward()``, ``optimizer.step()``/``zero_grad()``."""
+    name = last_name(site.func)
+    receiver = (dotted(site.func.base) or "") if isinstance(site.func, Attr) else ""
+    return name == "backward" or (name in ("step", "zero_grad") and "optim" in receiver.lower())
+
+
 def kept_arguments(site: CallSite, shift: int = 0) -> list:
     """(value, span, note) of the arguments of a call building an outside object that it may keep."""
     out = [(value, span, "argument") for value, span in zip(site.args[shift:], site.arg_spans[shift:])]
@@ -554,8 +561,12 @@ class Model:
         if not state:
             return []
         found: List[DatasetChange] = []
-        for module, scope, first, last in self._epoch_regions(repeat):
-            self._changes_in(module, scope, first, last, state, (), found, depth=2)
+        for region in self._epoch_regions(repeat):
+            for module, scope, first, last, ctx, trail in self._code_run_by(*region, depth=2):
+                own = ctx.self_obj
+                if isinstance(own, Inst) and (own.cls, own.site) in state:
+                    continue  # the object's own method: its call is the change (``set_epoch``)
+                found.extend(self._changes_in(module, scope, first, last, ctx, trail, state))
         return found
 
     def _epoch_regions(self, repeat: Epochs) -> List[Tuple[str, str, int, int]]:
@@ -579,36 +590,51 @@ class Model:
                 regions.append((site.module, loop.scope, loop.span.row, loop.end_row))
         return regions
 
-    def _changes_in(self, module: str, scope: str, first: int, last: int, state, trail: Trail,
-                    found: List["DatasetChange"], depth: int) -> None:
+    def _code_run_by(self, module: str, scope: str, first: int, last: int, depth: int, self_obj=None,
+                     trail: Trail = ()):
+        """(module, scope, first row, last row, context, calls that lead there) of the code
+        between rows ``first`` and ``last`` of ``scope``, then of the project functions it
+        calls, ``depth`` levels down."""
+        yield module, scope, first, last, Ctx(module, scope, None, None, self_obj), trail
+        if depth <= 0:
+            return
+        for callee, bound, ref in self.callees(Func(module, scope), self_obj):
+            call = self.project.call(ref)
+            function = self.function_summary(callee)
+            if function is None or not first <= call.span.row <= last:
+                continue
+            step = Step(ref.module, call.span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
+            yield from self._code_run_by(callee.module, callee.qualname, function.span.row, function.end_row,
+                                         depth - 1, bound, trail + (step,))
+
+    def _calls_between(self, module: str, scope: str, first: int, last: int):
         summary = self.project.summary(module)
-        ctx = Ctx(module, scope)
-        for store in summary.stores:
+        for index in sites_in_scope(self.project, module, scope):
+            site = summary.calls[index]
+            if first <= site.span.row <= last:
+                yield SiteRef(module, index), site
+
+    def _changes_in(self, module: str, scope: str, first: int, last: int, ctx: Ctx, trail: Trail,
+                    state) -> List["DatasetChange"]:
+        """Assignments to the attributes the workers read, and calls of methods that assign
+        them, between rows ``first`` and ``last`` of ``scope``."""
+        found = []
+        for store in self.project.summary(module).stores:
             if store.scope != scope or not first <= store.span.row <= last or store.kind == "del":
                 continue
             for obj, reads in self._state_objects(store.target, ctx, state):
                 if store.attr in reads:
                     found.append(DatasetChange(module, store.span, obj, store.attr, True, trail))
-        for index in sites_in_scope(self.project, module, scope):
-            site = summary.calls[index]
-            if not first <= site.span.row <= last:
+        for _, site in self._calls_between(module, scope, first, last):
+            if not isinstance(site.func, Attr):
                 continue
-            step = Step(module, site.span, f"calls `{last_name(site.func)}()`")
-            if isinstance(site.func, Attr):
-                for obj, reads in self._state_objects(site.func.base, ctx, state):
-                    method = self.resolver.method(obj.cls, site.func.name)
-                    for attr, store in self._assigned_by(obj.cls, method):
-                        if attr in reads:
-                            found.append(DatasetChange(module, site.span, obj, attr, False,
-                                                       trail + (Step(method.module, store.span,
-                                                                     f"`self.{attr}` assigned here"),)))
-            if depth <= 0 or not isinstance(site.func, Name):
-                continue
-            for callee in self.resolver.eval(site.func, ctx):
-                function = self.function_summary(callee.obj) if isinstance(callee.obj, Func) else None
-                if function is not None and function.scope_kind != "class":
-                    self._changes_in(callee.obj.module, callee.obj.qualname, function.span.row, function.end_row,
-                                     state, trail + (step,), found, depth - 1)
+            for obj, reads in self._state_objects(site.func.base, ctx, state):
+                method = self.resolver.method(obj.cls, site.func.name)
+                for attr, store in self._assigned_by(method):
+                    if attr in reads:
+                        assigned = Step(method.module, store.span, f"`self.{attr}` assigned here")
+                        found.append(DatasetChange(module, site.span, obj, attr, False, trail + (assigned,)))
+        return found
 
     def _state_objects(self, value, ctx: Ctx, state) -> List[Tuple[Inst, Set[str]]]:
         """The objects of ``state`` (see ``worker_state``) that ``value`` may be."""
@@ -619,7 +645,7 @@ class Model:
                 out.append(state[(obj.cls, obj.site)])
         return out
 
-    def _assigned_by(self, cls, method: Optional[Func]) -> List[Tuple[str, object]]:
+    def _assigned_by(self, method: Optional[Func]) -> List[Tuple[str, object]]:
         """(attribute, store) for every ``self.<attribute> = ...`` in ``method``'s own body."""
         if method is None:
             return []
@@ -629,49 +655,34 @@ class Model:
 
     def distributed_training(self, iteration: Iteration) -> Optional[Tuple[Step, Step]]:
         """(the call of the model, where it is wrapped) when the loop of ``iteration`` trains
-        (``backward``, an optimizer's ``step``/``zero_grad``) a model wrapped for distributed data parallel
-        training (``DistributedDataParallel``, FSDP): one process per rank runs this loop."""
+        (``backward``, an optimizer's ``step``/``zero_grad``, in the loop or one call away) a
+        model wrapped for distributed data parallel training (``DistributedDataParallel``,
+        FSDP): one process per rank runs this loop."""
         if iteration.loop is None:
             return None
         loop = self.project.summary(iteration.module).loops[iteration.loop]
         model_call, trains = None, False
-        for ref, site, ctx in self._calls_in_region(iteration.module, loop.scope, loop.span.row, loop.end_row, 1):
-            name = last_name(site.func)
-            receiver = (dotted(site.func.base) or "") if isinstance(site.func, Attr) else ""
-            if name == "backward" or (name in ("step", "zero_grad") and "optim" in receiver.lower()):
-                trains = True
-            if model_call is None and isinstance(site.func, (Name, Attr)):
-                called = site.func.base if isinstance(site.func, Attr) and site.func.name == "forward" else site.func
-                for found in self.resolver.eval(called, ctx):
-                    obj = found.obj
-                    if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None \
-                            and obj.cls.qualname in DATA_PARALLEL:
-                        wrapped = Step(obj.site.module, self.project.call(obj.site).span,
-                                       f"the model is wrapped in `{obj.cls.qualname.rpartition('.')[2]}`")
-                        model_call = (Step(ref.module, site.span, "the distributed model trains on its batches"),
-                                      wrapped)
-                        break
+        for module, scope, first, last, ctx, _ in self._code_run_by(iteration.module, loop.scope, loop.span.row,
+                                                                    loop.end_row, 1):
+            for ref, site in self._calls_between(module, scope, first, last):
+                trains = trains or _trains(site)
+                model_call = model_call or self._data_parallel_call(ref, site, ctx)
         return model_call if trains else None
 
-    def _calls_in_region(self, module: str, scope: str, first: int, last: int, depth: int, self_obj=None):
-        """(ref, call, context) of the calls between rows ``first`` and ``last`` of ``scope``, and
-        of the project functions they call (``depth`` levels)."""
-        summary = self.project.summary(module)
-        ctx = Ctx(module, scope, None, None, self_obj)
-        for index in sites_in_scope(self.project, module, scope):
-            site = summary.calls[index]
-            if not first <= site.span.row <= last:
-                continue
-            yield SiteRef(module, index), site, ctx
-        if depth <= 0:
-            return
-        for callee, bound, ref in self.callees(Func(module, scope), self_obj) if scope else ():
-            if not first <= self.project.call(ref).span.row <= last:
-                continue
-            function = self.function_summary(callee)
-            if function is not None:
-                yield from self._calls_in_region(callee.module, callee.qualname, function.span.row,
-                                                 function.end_row, depth - 1, bound)
+    def _data_parallel_call(self, ref: SiteRef, site: CallSite, ctx: Ctx) -> Optional[Tuple[Step, Step]]:
+        """(the call, the wrapping) when ``site`` calls a model wrapped for distributed data
+        parallel training (``model(x)``, ``model.forward(x)``)."""
+        if not isinstance(site.func, (Name, Attr)):
+            return None
+        called = site.func.base if isinstance(site.func, Attr) and site.func.name == "forward" else site.func
+        for found in self.resolver.eval(called, ctx):
+            obj = found.obj
+            if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None \
+                    and obj.cls.qualname in DATA_PARALLEL:
+                wrapped = Step(obj.site.module, self.project.call(obj.site).span,
+                               f"the model is wrapped in `{obj.cls.qualname.rpartition('.')[2]}`")
+                return Step(ref.module, site.span, "the distributed model trains on its batches"), wrapped
+        return None
 
     def rank_split(self, loader) -> Tuple[str, Trail]:
         """How a loader's data is split across distributed ranks: ("none", why) when nothing
