@@ -9,7 +9,7 @@ main process's copy: every epoch replays the first epoch's state, silently.
 
 from __future__ import annotations
 
-from typing import Iterator, Set
+from typing import Iterator, Optional, Set, Tuple
 
 from ..analysis.summary import Span
 from ..diagnostics import Finding
@@ -28,43 +28,47 @@ def _statement(model: Model, module: str, span: Span) -> Span:
     return Span(span.row, 1 + len(before) - len(before.lstrip()), span.end_row, span.end_col)
 
 
+def _persistent(model: Model, loader) -> Optional[Tuple[Step, ...]]:
+    """Where the loader's workers are made persistent (the keyword, then what makes it true),
+    or None unless ``persistent_workers`` is known true and workers may run."""
+    persistent = model.argument(loader, "persistent_workers")
+    if persistent is None or truthiness(persistent) != "true" or not model.workers(loader).processes:
+        return None
+    given = loaders.argument_source(model.resolver, loader, "persistent_workers")
+    kept = Step(given.site.module, given.span, "workers kept across epochs") if given else \
+        loaders.construction_step(model.resolver, loader, "the loader, with persistent workers")
+    return (kept,) + next((f.trail for f in persistent if truthiness((f,)) == "true"), ())[:2]
+
+
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[object] = set()
     for iteration in model.iterations():
         if iteration.loop is None or model.managed(iteration.loader):
             continue
-        loader = iteration.loader
-        persistent = model.argument(loader, "persistent_workers")
-        if persistent is None or truthiness(persistent) != "true":
-            continue
-        workers = model.workers(loader)
-        if not workers.processes:
-            continue
-        repeat = model.epoch_loop(iteration)
+        kept = _persistent(model, iteration.loader)
+        repeat = model.epoch_loop(iteration) if kept else None
         if repeat is None:
             continue
-        given = loaders.argument_source(model.resolver, loader, "persistent_workers")
-        kept = Step(given.site.module, given.span, "workers kept across epochs") if given else \
-            loaders.construction_step(model.resolver, loader, "the loader, with persistent workers")
-        why_kept = next((f.trail for f in persistent if truthiness((f,)) == "true"), ())
-        for change in model.dataset_changes(loader, repeat):
+        for change in model.dataset_changes(iteration.loader, repeat):
             span = _statement(model, change.module, change.span) if change.store else change.span
             key = (change.module, span.row, span.col, change.attr)
-            if key in reported:
-                continue
-            reported.add(key)
-            name = model.project.klass(change.obj.cls.module, change.obj.cls.qualname).name
-            loop_step = Step(repeat.module, repeat.loop.span, "once per epoch") if repeat.loop is not None else None
-            yield finding(
-                model, CODE, change.module, span,
-                f"`{_short(source(model, change.module, span))}` changes `{name}.{change.attr}` in the main process "
-                f"between epochs, but the DataLoader's workers are persistent ({where(model, kept, change.module)}): "
-                f"each keeps the copy it got in the first epoch and never sees the change; pass the value through "
-                f"the sampler or shared memory, or drop `persistent_workers`",
-                (kept,) + why_kept[:2] + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"),
-                                          loop_step, Step(iteration.module, iteration.span, "iterated here"))
-                + repeat.trail,
-            )
+            if key not in reported:
+                reported.add(key)
+                yield _finding(model, change, span, kept, repeat, iteration)
+
+
+def _finding(model: Model, change, span: Span, kept, repeat, iteration) -> Finding:
+    name = model.project.klass(change.obj.cls.module, change.obj.cls.qualname).name
+    loop_step = Step(repeat.module, repeat.loop.span, "once per epoch") if repeat.loop is not None else None
+    return finding(
+        model, CODE, change.module, span,
+        f"`{_short(source(model, change.module, span))}` changes `{name}.{change.attr}` in the main process "
+        f"between epochs, but the DataLoader's workers are persistent ({where(model, kept[0], change.module)}): "
+        f"each keeps the copy it got in the first epoch and never sees the change; pass the value through the "
+        f"sampler or shared memory, or drop `persistent_workers`",
+        kept + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"), loop_step,
+                               Step(iteration.module, iteration.span, "iterated here")) + repeat.trail,
+    )
 
 
 def _short(text: str) -> str:
