@@ -167,6 +167,26 @@ _RULES = [
         "descriptor each (`Too many open files`).",
         severity="warning",
     ),
+    # issue 17, part B: what the main process does between steps and epochs
+    Rule(
+        "DSL304",
+        "fresh-iterator-in-loop",
+        "`iter(loader)` of a loader with workers is created again on every pass of a loop and one "
+        "batch taken: every pass starts all workers.",
+        severity="warning",
+    ),
+    Rule(
+        "DSL404",
+        "stale-dataset-in-persistent-workers",
+        "The main process changes the dataset between epochs, but persistent workers keep the "
+        "copy they got in the first epoch.",
+    ),
+    Rule(
+        "DSL406",
+        "ddp-without-distributed-sampler",
+        "A loader feeding distributed data parallel training with nothing that splits its data by "
+        "rank: every rank trains on the whole dataset.",
+    ),
 ]
 
 RULES: Dict[str, Rule] = {rule.code: rule for rule in _RULES}

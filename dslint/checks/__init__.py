@@ -16,6 +16,8 @@ from . import (
     copy_on_read,
     cuda_in_worker,
     cv2_threads,
+    ddp_without_distributed_sampler,
+    fresh_iterator_in_loop,
     iterable_unsharded,
     main_guard,
     persistent_without_workers,
@@ -26,6 +28,7 @@ from . import (
     sampler_set_epoch,
     shared_handle,
     shared_rng,
+    stale_dataset_in_persistent_workers,
     start_method,
     synchronous_loading,
     threads_alive_at_fork,
@@ -61,6 +64,9 @@ CHECKS: Dict[str, Check] = {
         threads_alive_at_fork,
         worker_state_mutation,
         batches_retained,
+        fresh_iterator_in_loop,
+        stale_dataset_in_persistent_workers,
+        ddp_without_distributed_sampler,
     )
 }
 

@@ -52,7 +52,7 @@ def _pick(found: Found) -> Tuple[str, List[str], str, List[str]]:
 
 _CONSTRUCTION = {code for _, code in judges.CONSTRUCTION}
 _WORKER_RULES = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL401", "DSL402", "DSL108", "DSL109",
-                 "DSL405", "DSL502")
+                 "DSL405", "DSL502", "DSL304", "DSL404")
 
 
 def _why_not_applied(code: str, lo: LoaderOutcome) -> str:
@@ -69,6 +69,14 @@ def _why_not_applied(code: str, lo: LoaderOutcome) -> str:
         return "the DSL402 probe compares workers; this loader was built with one"
     if code == "DSL301" and not info.get("pin_memory"):
         return "the loader was built without pin_memory=True"
+    if code == "DSL404" and not info.get("persistent_workers"):
+        return "the loader was built without persistent_workers=True: its workers copy the dataset each epoch"
+    if code == "DSL304":
+        return "the script's loop made no second iterator of this loader before the verifier stopped it"
+    if code == "DSL406":
+        return ("the target did not run distributed here (torch.distributed not initialised, or a world size of 1): "
+                "only its ranks side by side show what each one draws; verify the launcher that starts the ranks "
+                "(`torch.multiprocessing.spawn` with the gloo backend runs on one CPU machine)")
     if code == "DSL401" and not info.get("iterable"):
         return "the loader's dataset is not an IterableDataset"
     if code == "DSL103":

@@ -36,6 +36,8 @@ class Ctx:
     code_spans: List[Dict[str, Any]] = field(default_factory=list)
     site: Dict[str, Any] = field(default_factory=dict)
     drive: Dict[str, Any] = field(default_factory=dict)  # the script's own loop, when it was driven
+    script: List[Dict[str, Any]] = field(default_factory=list)  # the script's own iterators, epochs, workers' copies
+    ranks: List[Dict[str, Any]] = field(default_factory=list)  # what each distributed rank's loader draws
 
     @property
     def num_workers(self) -> int:
@@ -514,6 +516,112 @@ def dsl502(ctx: Ctx) -> Optional[Probe]:
     return Probe("DSL502", NOT_REPRODUCED, f"{text}: the loop does not keep them")
 
 
+def dsl304(ctx: Ctx) -> Optional[Probe]:
+    """Counted in the script's own loop: each new iterator made while the previous one still
+    had batches, and the worker processes it started."""
+    if ctx.num_workers == 0:
+        return None
+    iters = [e for e in ctx.script if e.get("ev") == "script_iter" and e.get("n", 0) > 1]
+    fresh = [e for e in iters if e.get("exhausted") is False and e.get("started")]
+    if len(fresh) >= 2:
+        starts = sum(e["started"] for e in fresh)
+        taken = ", ".join(str(e.get("after")) for e in fresh)
+        return Probe("DSL304", CONFIRMED, f"the script made {len(fresh)} new iterators of this loader, each after "
+                     f"taking only {taken} batch(es) from the previous one: {starts} worker processes started for "
+                     f"those {sum(e.get('after') or 0 for e in fresh)} batches")
+    if not iters:
+        drives = [e for e in ctx.script if e.get("ev") == "drive" and (e.get("steps") or 0) > 1]
+        if drives:
+            return Probe("DSL304", NOT_REPRODUCED, f"the script's loop took {drives[0]['steps']} batches from one "
+                         "iterator without making another")
+        return None
+    reused = [e for e in iters if not e.get("started")]
+    text = (f"{len(iters)} later iterator(s), {len(reused)} of them on the same (persistent) workers"
+            if reused else f"{len(iters)} later iterator(s), each after the previous one ended")
+    return Probe("DSL304", NOT_REPRODUCED, f"the script's loop made {text}")
+
+
+def _stale(ctx: Ctx) -> Tuple[Optional[int], Dict[str, Tuple[str, List[Tuple[int, str]]]], List[str]]:
+    """(epoch, attribute -> (main's value, [(worker, its value)] that differ), attributes
+    compared) for the first epoch after the first where a worker's copy differs from the
+    main process's."""
+    main = {e["epoch"]: e.get("state") or {} for e in ctx.script if e.get("ev") == "main_state"}
+    compared: List[str] = []
+    for epoch in sorted(k for k in main if k > 1):
+        differ: Dict[str, Tuple[str, List[Tuple[int, str]]]] = {}
+        for e in ctx.script:
+            if e.get("ev") != "worker_state" or e.get("epoch") != epoch:
+                continue
+            copy = e.get("state") or {}
+            compared = sorted(set(main[epoch]) & set(copy))
+            for name in compared:
+                if copy[name] != main[epoch][name]:
+                    differ.setdefault(name, (main[epoch][name], []))[1].append((e.get("worker_id"), copy[name]))
+        if differ:
+            return epoch, differ, compared
+    return None, {}, compared
+
+
+def _by_value(copies: List[Tuple[int, str]]) -> str:
+    """"still 0 in workers 0, 1" (grouped by the value they hold)."""
+    groups: Dict[str, List[int]] = {}
+    for worker, value in copies:
+        groups.setdefault(value, []).append(worker)
+    return "; ".join(f"{value} in worker{'s' if len(ids) > 1 else ''} {', '.join(str(i) for i in sorted(ids))}"
+                     for value, ids in sorted(groups.items()))
+
+
+def dsl404(ctx: Ctx) -> Optional[Probe]:
+    if ctx.num_workers == 0 or not ctx.info.get("persistent_workers"):
+        return None
+    epochs = sorted({e["epoch"] for e in ctx.script if e.get("ev") == "worker_state"})
+    epoch, differ, compared = _stale(ctx)
+    if differ:
+        first = {e.get("state", {}).get(k) for e in ctx.script if e.get("ev") == "main_state" and e.get("epoch") == 1
+                 for k in differ}
+        parts = [f"`{name}` is {main} in the main process but {_by_value(copies)}"
+                 for name, (main, copies) in sorted(differ.items())[:3]]
+        since = f" (the first epoch's value was {', '.join(sorted(str(v) for v in first if v))})" if first else ""
+        return Probe("DSL404", CONFIRMED, f"at the start of epoch {epoch} " + "; ".join(parts) + since
+                     + ": the persistent workers kept their first-epoch copy of the dataset")
+    if any(e > 1 for e in epochs):
+        if not compared:
+            return None  # nothing plain to compare (a TensorDataset): no evidence either way
+        names = ", ".join(f"`{n}`" for n in compared[:5]) + (", ..." if len(compared) > 5 else "")
+        return Probe("DSL404", NOT_REPRODUCED, f"at the start of epoch {max(epochs)} every worker's copy of the "
+                     f"dataset matches the main process in the plain attributes compared ({names or 'none'}); shared "
+                     "values (an `mp.Value`, a shared tensor) are one memory and not compared")
+    if ctx.finished:
+        return Probe("DSL404", NOT_TESTED, "the script did not start a second epoch of this loader before it was "
+                     "stopped (an epoch longer than the verifier drives, or a single epoch)")
+    return None
+
+
+def dsl406(ctx: Ctx) -> Optional[Probe]:
+    """Every rank reports, at its first iterator of the loader, what its sampler draws and a
+    digest of its dataset's first samples: ranks holding the same data and each drawing all
+    of it train on the whole dataset."""
+    ranks = {e.get("rank"): e for e in ctx.ranks}
+    if not ranks:
+        return None
+    world = max(e.get("world_size", 0) for e in ranks.values())
+    some = next(iter(ranks.values()))
+    draws = f"each rank's {some.get('sampler')} draws {some.get('draws')} of its {some.get('dataset_len')} samples"
+    if any(e.get("distributed_sampler") for e in ranks.values()):
+        return Probe("DSL406", NOT_REPRODUCED, f"the ranks draw through a DistributedSampler: {draws}")
+    fingerprints = {e.get("fingerprint") for e in ranks.values()}
+    whole = [e for e in ranks.values() if e.get("draws") is not None and e.get("draws") == e.get("dataset_len")]
+    if len(ranks) < 2 or None in fingerprints or len(whole) < len(ranks) and len(fingerprints) == 1:
+        return Probe("DSL406", NOT_TESTED, f"{len(ranks)} of {world} ranks reported this loader, or what they draw "
+                     "could not be counted (an IterableDataset, a custom batch sampler): the ranks' data could not "
+                     "be compared")
+    if len(fingerprints) == 1:
+        return Probe("DSL406", CONFIRMED, f"ranks {sorted(ranks)} of a world of {world} hold the same dataset (their "
+                     f"first samples hash alike) and {draws} per epoch: every rank trains on the whole dataset")
+    return Probe("DSL406", NOT_REPRODUCED, f"the {len(ranks)} ranks hold different data (a dataset sharded by "
+                 f"rank); {draws}")
+
+
 def loader_error(ctx: Ctx) -> Optional[Probe]:
     """An iteration failure no rule explains: the target failing for its own reasons."""
     err = ctx.main.get("error")
@@ -531,9 +639,10 @@ def hang(ctx: Ctx) -> Optional[Probe]:
 
 JUDGES: List[Callable[[Ctx], Optional[Probe]]] = [
     dsl101, dsl102, dsl103, dsl104, dsl105, dsl107, dsl301, dsl401, dsl402, dsl108, dsl109, dsl405, dsl502,
+    dsl304, dsl404, dsl406,
 ]
 PROBED = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL201", "DSL202", "DSL203",
-          "DSL301", "DSL401", "DSL402", "DSL108", "DSL109", "DSL405", "DSL502")
+          "DSL301", "DSL401", "DSL402", "DSL108", "DSL109", "DSL405", "DSL502", "DSL304", "DSL404", "DSL406")
 HANG_RULES = ("DSL103", "DSL104", "DSL107", "DSL109")  # hazards whose symptom can be a hang
 
 # Construction errors (raised by DataLoader(...) itself) -> rule.

@@ -19,7 +19,7 @@ import time
 from typing import Any, Dict, List, Optional
 
 from .. import events, procfs
-from . import env, handles, inherited, pull, transfer
+from . import between, env, handles, inherited, pull, transfer
 from .patch import call_site
 
 
@@ -188,14 +188,18 @@ def run_pending() -> None:
 
 
 def on_iter(loader: Any, orig_iter: Any) -> Any:
+    between.rank_facts(loader, _record_for(loader).site)
     if not _claim():
         return orig_iter(loader)
     rec = _record_for(loader)
+    driving = os.environ.get(env.DRIVE) == "1" and not _failed
     if rec.probed:
-        return orig_iter(loader)
+        return between.again(rec, loader, orig_iter, env.batches(), stop) if driving else orig_iter(loader)
     run_pending()
-    if os.environ.get(env.DRIVE) == "1" and not _failed:
-        return _Driven(orig_iter(loader), rec, env.batches())
+    if driving:
+        return between.first(rec, loader, orig_iter,
+                             lambda inner, n: _Driven(inner, rec, n, keep_going=between.persistent(loader)),
+                             env.batches())
     stop("probed")
 
 
@@ -222,10 +226,12 @@ def _at_exit() -> None:
 class _Driven:
     """The script's own loop, for N batches: how much of each step waits for data."""
 
-    def __init__(self, inner: Any, rec: Record, n: int) -> None:
+    def __init__(self, inner: Any, rec: Record, n: int, keep_going: bool = False) -> None:
         self.inner = inner
         self.rec = rec
         self.n = n
+        self.keep_going = keep_going  # at the end of the data, let the script go on (to a next epoch)
+        self.exhausted = False
         self.count = 0
         self.wait = 0.0
         self.t_first: Optional[float] = None
@@ -250,7 +256,11 @@ class _Driven:
         try:
             batch = next(self.inner)
         except StopIteration:
-            self._finish("exhausted")
+            self.exhausted = True
+            if not self.keep_going:
+                self._finish("exhausted")
+            self.report("exhausted")
+            raise
         except BaseException as exc:  # noqa: BLE001
             events.emit("drive_error", loader=self.rec.id, **pull.describe_exception(exc))
             stop("drive_error")
