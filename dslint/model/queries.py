@@ -707,7 +707,7 @@ class Model:
         if self.managed(loader):
             return "split", ()
         spec = self.spec(loader)
-        if spec is None or spec.library not in ("torch", "torchdata") or spec.shards:
+        if spec is None or spec.library not in ("torch", "torchdata"):
             return "unknown", ()
         why: Trail = ()
         for name in ("sampler", "batch_sampler"):
