@@ -101,3 +101,13 @@ def test_main_guard_masked_by_an_unpicklable_collate_is_not_tested(tmp_path):
     assert [r["verdict"] for r in rows(report, "DSL102")] == ["confirmed"]
     assert report["_rc"] == 1
     assert_clean(report, tmp_path)
+
+
+def test_multiprocessing_value_pickles_as_at_worker_start(tmp_path):
+    """spawn pickles the dataset while starting the worker, when an ``mp.Value`` may travel:
+    the probe pickles it that way, so nothing is confirmed (it was, wrongly, before)."""
+    report = verify("--timeout", "30", fixture("honesty/dsl102_shared_value.py"), tmpdir=tmp_path)
+    assert not rows(report, "DSL102"), report
+    assert probe_verdicts(report["loaders"], "DSL102") != ["confirmed"]
+    assert report["_rc"] == 0
+    assert_clean(report, tmp_path)

@@ -118,19 +118,55 @@ class _Sink(io.RawIOBase):
         return len(b)
 
 
+class _StartingProcess:
+    """Stands for the process being started while its arguments are pickled: objects that may
+    only travel to a child at its start (``multiprocessing.Value``, locks, queues) check that one
+    is set (``assert_spawning``), exactly as when spawn pickles the worker's arguments."""
+
+    @staticmethod
+    def duplicate_for_child(fd: int) -> int:
+        return fd
+
+    @staticmethod
+    def DupFd(fd: int) -> "_PassedFd":  # noqa: N802 - multiprocessing's name
+        return _PassedFd(fd)
+
+
+class _PassedFd:
+    """A descriptor that would be passed to the child (spawn's ``_DupFd``): nothing is opened."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def detach(self) -> int:
+        return self.fd
+
+
 def pickle_probe(loader: Any) -> Dict[str, Any]:
-    """Pickle what a spawned worker receives, with the pickler multiprocessing uses."""
+    """Pickle what a spawned worker receives, with the pickler multiprocessing uses, as it
+    does while starting the worker."""
+    from multiprocessing import context as mp_context
     from multiprocessing.reduction import ForkingPickler
 
     out: Dict[str, Any] = {}
-    for name in ("dataset", "collate_fn", "worker_init_fn"):
-        obj = getattr(loader, name)
-        sink = _Sink()
-        try:
-            ForkingPickler(sink, 4).dump(obj)
-            out[name] = {"ok": True, "bytes": sink.n}
-        except BaseException as exc:  # noqa: BLE001 - pickling may raise anything
-            out[name] = {"ok": False, "type": type(exc).__name__, "message": str(exc)[:600]}
+    previous = mp_context.get_spawning_popen()
+    mp_context.set_spawning_popen(_StartingProcess())
+    try:
+        for name in ("dataset", "collate_fn", "worker_init_fn"):
+            obj = getattr(loader, name)
+            sink = _Sink()
+            try:
+                ForkingPickler(sink, 4).dump(obj)
+                out[name] = {"ok": True, "bytes": sink.n}
+            except BaseException as exc:  # noqa: BLE001 - pickling may raise anything
+                if "created in a fork context" in str(exc):
+                    # a lock or ``mp.Value`` made by this fork-started run: under spawn it would be
+                    # made in the spawn context and travel to the workers as they start
+                    out[name] = {"ok": True, "bytes": sink.n, "note": "holds multiprocessing objects"}
+                    continue
+                out[name] = {"ok": False, "type": type(exc).__name__, "message": str(exc)[:600]}
+    finally:
+        mp_context.set_spawning_popen(previous)
     return out
 
 
