@@ -107,10 +107,19 @@ def python_blocks(diff: str) -> str:
     return "".join(b for b in blocks if b.startswith("--- ") and b.split("\n", 1)[0].endswith(".py"))
 
 
+def writable(root: Path) -> None:
+    """The copy of a read-only source (``../shared`` is) must be writable, or every fix is
+    rightly refused as a write to a read-only file."""
+    for path in [root, *root.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | 0o200)
+
+
 def check_source(source: Path, keep: bool) -> Tuple[dict, List[Tuple[str, str]]]:
     work = Path(tempfile.mkdtemp(prefix="dslint-fix-corpus-"))
     root = work / "src"
     shutil.copytree(source, root, symlinks=True)
+    writable(root)
     figures: dict = Counter()
     failures: List[Tuple[str, str]] = []
     fixable: Counter = Counter()

@@ -105,6 +105,7 @@ _RULES = [
         "workers-restart-each-epoch",
         "A loader with workers is iterated once per epoch without `persistent_workers=True`.",
         severity="warning",
+        default=False,
     ),
     Rule(
         "DSL303",
@@ -130,7 +131,7 @@ _RULES = [
         "sampler-set-epoch",
         "A shuffling `DistributedSampler` whose epoch loop never calls `set_epoch`.",
         severity="warning",
-        fix="safe",
+        fix="unsafe",
     ),
     Rule(
         "DSL501",
@@ -138,6 +139,53 @@ _RULES = [
         "A Dataset holding a Python list/dict of objects read in `__getitem__` by forked workers.",
         severity="warning",
         default=False,
+    ),
+    # issue 17, part A: queries on the semantic model
+    Rule(
+        "DSL108",
+        "processes-in-worker",
+        "Code a DataLoader worker runs starts processes (a process pool, `Process.start()`, "
+        "`torch.multiprocessing.spawn`): workers are daemonic and cannot have children.",
+    ),
+    Rule(
+        "DSL109",
+        "threads-alive-at-fork",
+        "A thread pool or looping thread a Dataset starts in the main process is still running when "
+        "fork-started workers are forked.",
+    ),
+    Rule(
+        "DSL405",
+        "worker-state-mutation",
+        "Worker code counts or collects into dataset/collate state that the main process or a schedule "
+        "reads: each worker changes its own copy.",
+        severity="warning",
+    ),
+    Rule(
+        "DSL502",
+        "batches-retained",
+        "Tensors of a multi-worker loader's batches kept across iterations hold one shared-memory file "
+        "descriptor each (`Too many open files`).",
+        severity="warning",
+    ),
+    # issue 17, part B: what the main process does between steps and epochs
+    Rule(
+        "DSL304",
+        "fresh-iterator-in-loop",
+        "`iter(loader)` of a loader with workers is created again on every pass of a loop and one "
+        "batch taken: every pass starts all workers.",
+        severity="warning",
+    ),
+    Rule(
+        "DSL404",
+        "stale-dataset-in-persistent-workers",
+        "The main process changes the dataset between epochs, but persistent workers keep the "
+        "copy they got in the first epoch.",
+    ),
+    Rule(
+        "DSL406",
+        "ddp-without-distributed-sampler",
+        "A loader feeding distributed data parallel training with nothing that splits its data by "
+        "rank: every rank trains on the whole dataset.",
     ),
 ]
 

@@ -270,7 +270,7 @@ def show(args: argparse.Namespace, settings: Settings, paths: Sequence[str]) -> 
     for key in ("select", "extend_select", "ignore", "per_file_ignores", "exclude", "extend_exclude"):
         print(f"{key.replace('_', '-')} = {json.dumps(getattr(local, key))}")
     for key in ("respect_gitignore", "force_exclude", "fix", "unsafe_fixes", "jobs",
-                "handle_constructors", "trainer_entry_points"):
+                "handle_constructors", "trainer_entry_points", "loader_classes", "loader_factories"):
         print(f"{key.replace('_', '-')} = {json.dumps(getattr(settings, key))}")
     print(f"enabled rules = {json.dumps(local.enabled_codes())}")
     return 0

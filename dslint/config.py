@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
@@ -52,6 +53,8 @@ class Settings:
     jobs: Optional[int] = None
     handle_constructors: List[str] = field(default_factory=list)
     trainer_entry_points: List[str] = field(default_factory=list)
+    loader_classes: List[str] = field(default_factory=list)
+    loader_factories: List[str] = field(default_factory=list)
     cache_dir: Optional[str] = None  # --cache-dir / DSLINT_CACHE_DIR; default: .dslint_cache at the root
     hierarchy: Optional["Hierarchy"] = field(default=None, repr=False, compare=False)
 
@@ -147,6 +150,14 @@ def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
+DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
+
+
+def _dotted_names(value: Any) -> bool:
+    """A list of ``package.module.Name`` strings (a bare name could be anything)."""
+    return _string_list(value) and all(DOTTED_NAME.fullmatch(item) for item in value)
+
+
 def _ignore_table(value: Any) -> bool:
     return isinstance(value, dict) and all(_string_list(codes) for codes in value.values())
 
@@ -167,6 +178,8 @@ KEYS: Dict[str, tuple] = {
     "jobs": (_positive_int, "a positive integer", False),
     "handle-constructors": (_string_list, "a list of dotted names", False),
     "trainer-entry-points": (_string_list, "a list of dotted names", False),
+    "loader-classes": (_dotted_names, 'a list of dotted class names (`"mylib.data.FastLoader"`)', False),
+    "loader-factories": (_dotted_names, 'a list of dotted function names (`"mylib.data.build_loader"`)', False),
 }
 
 
@@ -179,6 +192,9 @@ def _found(value: Any) -> str:
         for item in value:
             if not isinstance(item, str):
                 return f"a list holding {_type_name(item)} ({item!r})"
+        for item in value:  # every item a string: the check wanted dotted names
+            if not DOTTED_NAME.fullmatch(item):
+                return f"a list holding {item!r}"
     return f"{_type_name(value)} ({value!r})" if not isinstance(value, (list, dict)) else _type_name(value)
 
 

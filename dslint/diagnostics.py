@@ -45,6 +45,14 @@ class Related:
     message: str
 
 
+def related_summary(related: Tuple[Related, ...], limit: int = 3) -> str:
+    """``train.py:12: default of `num_workers`; data.py:40: the loader is built here`` (one line)."""
+    parts = [f"{r.path}:{r.location.row}: {r.message}" for r in related[:limit]]
+    if len(related) > limit:
+        parts.append(f"{len(related) - limit} more")
+    return "; ".join(parts)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem in one file.

@@ -442,9 +442,10 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
     result = RunResult(files=len(files), warnings=discovery.warnings)
     cache = Cache.open(settings.cache_folder, settings.root, settings_key(settings), cache_codec()) if settings.cache else None
     words = seed_words(settings)
-    results = analyze_all(files, settings.jobs, cache, progress, words=words)
+    context = context_files(paths, files, settings)
+    results = analyze_all(files + context, settings.jobs, cache, progress, words=words)
     codes = settings.codes_for(files)
-    roots = given_roots(paths, files)
+    roots = given_roots(list(paths) + sorted({_import_root(p) for p in context}), files + context)
     errors = [r.error for r in results if r.error is not None]  # this run's per-file DSL001s
     key = reuse.run_key(paths, codes, settings) if cache is not None and not _OVERLAY else None
     found = reuse.recorded(cache, key, results, roots) if key is not None else None
@@ -458,6 +459,9 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
             if kept is not None:
                 cache.store_run(key, kept)
     findings = errors + found
+    if context:
+        reported = set(files)
+        findings = [f for f in findings if f.path in reported]
     result.parsed = sum(r.parsed for r in results)  # parsed by this run; cache hits say False
     findings.extend(unparsable(path, reason) for path, reason in discovery.problems)
     for path in sorted({f.path for f in findings if f.code != "DSL001" or f.path.endswith(".ipynb")}):
@@ -470,6 +474,47 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
     if cache is not None:
         cache.save()
     return result
+
+
+MAX_CONTEXT_FILES = 3000  # beyond, a file named alone is linted without its package around it
+
+
+def _import_root(path: str) -> str:
+    from .model.project import module_identity
+
+    return module_identity(path)[0]
+
+
+def _relative(path: str) -> str:
+    """``path`` as the user would write it: relative to the working directory when inside it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
+
+
+def context_files(paths: Sequence[str], files: Sequence[str], settings: Settings) -> List[str]:
+    """The rest of the package a file named on its own belongs to (``dslint train.py``, a
+    pre-commit hook passing the staged files, an editor linting one buffer): hazards spread
+    over modules, so the model reads them too; only the named files are reported. The
+    package is the file's import root, walked with the same excludes; none when it is
+    larger than ``MAX_CONTEXT_FILES``."""
+    named = [p for p in paths if not os.path.isdir(p) and p.endswith((".py", ".pyi"))]
+    if not named:
+        return []
+    given = {os.path.abspath(p) for p in files}
+    folders = [os.path.abspath(p) for p in paths if os.path.isdir(p)]
+    roots = sorted({_import_root(p) for p in named})
+    out: List[str] = []
+    for root in roots:
+        if any(root == folder or root.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders):
+            continue  # already walked
+        discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, False,
+                              settings_for=settings.for_folder)
+        found = [_relative(f) for f in discovery.files([root]) if f.endswith(".py") and os.path.abspath(f) not in given]
+        if len(found) + len(out) > MAX_CONTEXT_FILES:
+            return []
+        out.extend(found)
+        given.update(os.path.abspath(f) for f in found)
+    return out
 
 
 def seed_words(settings: Settings) -> Tuple[bytes, ...]:
@@ -500,6 +545,8 @@ def filter_findings(findings, codes, settings: Settings, sources: Dict[str, Sour
     exempt: Dict[str, Optional[Set[str]]] = {}
     kept: Dict[tuple, Finding] = {}
     for item in findings:
+        if item.path.endswith(".pyi") and item.code != "DSL001":
+            continue  # a stub never runs: no hazard lives in it
         local = settings.for_file(item.path)
         if id(local) not in enabled:
             enabled[id(local)] = set(local.enabled_codes())

@@ -25,7 +25,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__, catalogue, engine
 from .config import ConfigError, Settings, load
-from .diagnostics import Finding
+from .diagnostics import Finding, related_summary
 from .discovery import Discovery
 from .sourcefile import SourceText
 
@@ -50,14 +50,16 @@ class Project:
         self.results: List[engine.FileResult] = []
         self.digests: Dict[str, str] = {}
         self.files = set()
-        for path in discovery.files(paths or ["."]):
-            self.files.add(os.path.abspath(path))
+        named = discovery.files(paths or ["."])
+        context = engine.context_files(paths or ["."], named, settings)
+        for path in named + context:
             result, source = engine.analyze(path)
             self.results.append(result)
             if source is not None:
                 self.digests[os.path.abspath(path)] = _digest(source.text)
+        self.files = {os.path.abspath(path) for path in named}
         self.settings = settings
-        self.paths = list(paths or ["."])
+        self.paths = list(paths or ["."]) + sorted({engine._import_root(p) for p in context})
         self.findings: Dict[str, List[Finding]] = {}
         self.results, found = engine.check_files(self.results, settings, self.paths, _codes())
         for item in found:
@@ -147,4 +149,7 @@ class Plugin:
             if key in seen:
                 continue
             seen.add(key)
-            yield item.row, max(0, item.col - 1), f"{item.code} {item.message}", type(self)
+            message = f"{item.code} {item.message}"
+            if item.related:
+                message += f" (see {related_summary(item.related)})"
+            yield item.row, max(0, item.col - 1), message, type(self)

@@ -20,7 +20,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from .sourcefile import SourceText, Unreadable, read_bytes, split_rows
 
@@ -68,6 +68,16 @@ def python_of_cell(source: str) -> Tuple[List[str], Dict[int, str]]:
             continue
         scanner.feed(line)
     return lines, blanked
+
+
+def _cell_magic_rows(lines: List[str], blanked: Dict[int, str]) -> Optional[int]:
+    """The last row (0-based) of a cell that code may not precede: its ``%%`` magic line, or
+    its last row when the whole cell is blanked (a magic whose body is not Python). None
+    for a cell without a cell magic."""
+    first = next((i for i, line in enumerate(lines) if line.strip() or i in blanked), None)
+    if first is None or not blanked.get(first, "").lstrip().startswith("%%"):
+        return None
+    return len(lines) - 1 if all(i in blanked for i in range(len(lines))) else first
 
 
 class _Scanner:
@@ -126,6 +136,10 @@ class Notebook:
     text: str = ""
     rows: List[Tuple[int, int]] = field(default_factory=list)  # joined row-1 -> (cell, row in cell)
     blanked: Dict[int, str] = field(default_factory=dict)  # joined row (1-based) -> original line
+    # cell -> last joined row (0-based) nothing may be inserted before: its ``%%`` magic line
+    # (the whole cell when its magic's body is not Python)
+    cell_magic_ends: Dict[int, int] = field(default_factory=dict)
+    foreign_cells: Set[int] = field(default_factory=set)  # cells whose magic's body is not Python
 
     # reading ---------------------------------------------------------------
     @classmethod
@@ -156,6 +170,11 @@ class Notebook:
             notebook.code_cells.append(number)
             notebook.sources[number] = source
             lines, blanked = python_of_cell(source)
+            keep = _cell_magic_rows(lines, blanked)
+            if keep is not None:
+                notebook.cell_magic_ends[number] = len(notebook.rows) + keep
+                if keep == len(lines) - 1 and len(blanked) == len(lines):
+                    notebook.foreign_cells.add(number)
             for row, original in blanked.items():
                 notebook.blanked[len(notebook.rows) + row + 1] = original
             for row in range(len(lines)):
@@ -194,11 +213,14 @@ class Notebook:
 
         Unchanged lines keep their cell; new lines go to the cell of the lines they
         replace, and pure insertions to the cell of the line that follows them (a
-        statement inserted before another belongs with it). Blanked magics come back.
+        statement inserted before another belongs with it), except before a cell magic
+        (``%%time`` must stay a cell's first line): they end the previous code cell, or
+        follow the magic in the first one. Blanked magics come back.
         """
         old = split_rows(self.text, keepends=True)
         new = split_rows(new_text, keepends=True)
         out: Dict[int, List[str]] = {cell: [] for cell in self.code_cells}
+        after_magic: Dict[int, List[str]] = {}
         matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag == "equal":
@@ -207,8 +229,18 @@ class Notebook:
                     cell = self.rows[row - 1][0]
                     original = self.blanked.get(row)
                     out[cell].append(new[j1 + k] if original is None else original + "\n")
+                    if self.cell_magic_ends.get(cell) == row - 1:
+                        out[cell].extend(after_magic.pop(cell, []))
                 continue
             if not new[j1:j2]:
+                continue
+            if i1 < len(old) and tag == "insert" and i1 <= self.cell_magic_ends.get(self.rows[i1][0], -1):
+                cell = self.rows[i1][0]
+                before = [c for c in self.code_cells[: self.code_cells.index(cell)] if c not in self.foreign_cells]
+                if before:
+                    out[before[-1]].extend(new[j1:j2])
+                else:
+                    after_magic.setdefault(cell, []).extend(new[j1:j2])
                 continue
             if i1 < len(old):
                 cell = self.rows[i1][0]
@@ -219,6 +251,8 @@ class Notebook:
             else:
                 raise ValueError("the notebook has no code cell to put the new code in")
             out[cell].extend(new[j1:j2])
+        for cell, lines in after_magic.items():  # the magic line itself was edited
+            out[cell].extend(lines)
         changed: Dict[int, str] = {}
         for cell, lines in out.items():
             source = "".join(lines)

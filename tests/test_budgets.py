@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from .conftest import lint_json
+from .conftest import lint_json, run_cli
 
 HAZARD = (
     "from torch.utils.data import DataLoader\n\n"
@@ -46,3 +46,29 @@ def test_deep_notebook_json_does_not_crash_the_flake8_plugin(deep_notebook_tree)
     assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr, result.stderr
     assert result.returncode == 1
     assert result.stdout.startswith("./bad.py:4:27: DSL201"), result.stdout
+
+
+def test_file_over_the_fix_budget_is_checked_without_a_rewrite_tree(tmp_path):
+    """A plain check plans no fix for a file too big to rewrite (a LibCST tree of 10 MB took
+    33 s and 1 GB; ``ast`` 1 s): the finding is reported without a fix, and --fix says why
+    it leaves the file alone."""
+    from dslint.fixes.apply import FIX_BUDGET_BYTES
+
+    cv2_hazard = (
+        "import cv2\nfrom torch.utils.data import DataLoader, Dataset\n\n\n"
+        "class Frames(Dataset):\n    def __getitem__(self, i):\n        return cv2.imread(str(i))\n\n\n"
+        "def main():\n    return DataLoader(Frames(), num_workers=2)\n"
+    )
+    filler = "".join(f'S{i} = "{"x" * 90}"\n' for i in range(FIX_BUDGET_BYTES // 96 + 100))
+    big = tmp_path / "big.py"
+    big.write_text(cv2_hazard + filler)
+    (tmp_path / "small.py").write_text(cv2_hazard)
+    found = {f["filename"]: f for f in lint_json(".", cwd=tmp_path)}
+    assert found["big.py"]["code"] == "DSL103" and found["big.py"]["fix"] is None
+    assert found["small.py"]["fix"]["applicability"] == "safe"
+    before = big.read_bytes()
+    result = run_cli("check", "--no-cache", "--fix", ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"big.py: not fixed: {len(before) // 1024} KiB is more than dslint rewrites" in result.stderr
+    assert big.read_bytes() == before
+    assert "cv2.setNumThreads(0)" in (tmp_path / "small.py").read_text()

@@ -55,22 +55,24 @@ def test_every_new_rule_has_fixtures_and_fires(code):
     assert any(not p.name.startswith("bad") for p in folder.glob("*.py")), "needs a look-alike"
 
 
-@pytest.mark.parametrize("code,default", [("DSL303", False), ("DSL501", False), ("DSL302", True)])
+@pytest.mark.parametrize("code,default", [("DSL303", False), ("DSL501", False), ("DSL302", False)])
 def test_default_selection(code, default):
     assert catalogue.RULES[code].default is default
 
 
-def test_off_by_default_rules_need_select():
-    folder = FIXTURES / "rules" / "DSL303"
+@pytest.mark.parametrize("code", ["DSL302", "DSL303"])
+def test_off_by_default_rules_need_select(code):
+    """DSL302 fires on correct training scripts and its change is unsafe (issue 13): opt-in."""
+    folder = FIXTURES / "rules" / code
     default = lint_json(".", cwd=folder)
-    assert [f for f in default if f["code"] == "DSL303"] == []
-    selected = lint_json("--select", "DSL303", ".", cwd=folder)
-    assert {f["code"] for f in selected} == {"DSL303"}
+    assert [f for f in default if f["code"] == code] == []
+    selected = lint_json("--select", code, ".", cwd=folder)
+    assert {f["code"] for f in selected} == {code}
 
 
 def test_fix_metadata():
     assert catalogue.RULES["DSL202"].fix == "safe"
-    assert catalogue.RULES["DSL403"].fix == "safe"
+    assert catalogue.RULES["DSL403"].fix == "unsafe"  # later epochs are reshuffled: not the same program
     assert catalogue.RULES["DSL105"].fix is None
 
 

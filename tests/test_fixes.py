@@ -52,6 +52,20 @@ def test_pages_label_their_fix_safety_examples():
         assert {label for c, label in labelled if c == code}, f"{code}.md labels none of its bad examples"
 
 
+def test_catalogue_fix_safety_matches_the_pages_labels():
+    """``dslint rules``, SARIF and the README table read the catalogue: it says what the
+    fixers offer (DSL403's fix became unsafe while the catalogue still said safe)."""
+    from dslint import catalogue
+
+    labels = {}
+    for code, _, label in (p.values for p in _labelled_cases()):
+        if label != "no-fix":
+            labels.setdefault(code, set()).add(label)
+    for code in FIXABLE:
+        expected = "sometimes" if labels[code] == {"safe", "unsafe"} else labels[code].pop()
+        assert catalogue.RULES[code].fix == expected, code
+
+
 @pytest.mark.parametrize("code,bad,label", list(_labelled_cases()))
 def test_page_example_fix_is_offered_as_labelled(code, bad, label, tmp_path):
     (tmp_path / "example.py").write_text(bad, encoding="utf-8")

@@ -58,12 +58,12 @@ def test_same_findings_as_dslint_check(name):
 
 
 def test_same_findings_in_parallel_flake8_processes():
-    assert flake8_findings("-j", "4", "fixtures/hazard_repo") == dslint_findings("fixtures/hazard_repo")
+    assert flake8_findings("-j", "4", "fixtures/hazard_repo") == dslint_findings("--select", "DSL", "fixtures/hazard_repo")
 
 
 def test_single_file_gets_the_same_answer_as_dslint():
     target = "fixtures/hazard_repo/train.py"
-    assert flake8_findings(target) == dslint_findings(target)
+    assert flake8_findings(target) == dslint_findings("--select", "DSL", target)
 
 
 def test_cross_file_facts_reach_a_file_read_from_stdin():
@@ -71,7 +71,7 @@ def test_cross_file_facts_reach_a_file_read_from_stdin():
     text = (FIXTURES / "hazard_repo" / "train.py").read_text(encoding="utf-8")
     result = flake8("--select", "DSL", "--stdin-display-name", "train.py", "-", cwd=FIXTURES / "hazard_repo", input=text)
     codes = sorted(line.split()[1] for line in result.stdout.splitlines())
-    on_disk = sorted(f[3] for f in dslint_findings("train.py", cwd=FIXTURES / "hazard_repo"))
+    on_disk = sorted(f[3] for f in dslint_findings("--select", "DSL", "train.py", cwd=FIXTURES / "hazard_repo"))
     assert codes == on_disk
 
 
@@ -143,6 +143,6 @@ def test_file_excluded_by_dslint_config_gets_its_own_projects_answer(tmp_path):
     expected = set()
     for name in ("clean_repo", "hazard_repo"):
         expected |= {(os.path.normpath(f"vendor/{name}/{path}"), row, col, code)
-                     for path, row, col, code in dslint_findings(".", cwd=tmp_path / "vendor" / name)}
+                     for path, row, col, code in dslint_findings("--select", "DSL", ".", cwd=tmp_path / "vendor" / name)}
     assert flake8_findings(".", cwd=tmp_path) == expected
     assert not any(path.startswith("vendor/clean_repo") and code == "DSL103" for path, _, _, code in expected)

@@ -96,6 +96,25 @@ def test_sarif_fixes_notebook_cells_and_odd_paths_stay_valid():
     assert "ruleIndex" not in results[3]
 
 
+def test_related_locations_in_json_and_sarif():
+    """Where the pinned loader is built is part of a DSL301 finding (DESIGN: every format
+    that can carry it)."""
+    hazard = REPO / "fixtures" / "hazard_repo"
+    found = [f for f in lint_json(".", cwd=hazard) if f["code"] == "DSL301"]
+    assert found and all(f["related"] for f in found)
+    built = found[0]["related"][0]
+    assert built == {"filename": "train.py", "location": {"row": 64, "column": 20},
+                     "end_location": {"row": 71, "column": 6}, "message": "the pinned loader is built here"}
+    result = run_cli("check", "--no-cache", "--output-format", "sarif", ".", cwd=hazard)
+    document = json.loads(result.stdout)
+    assert sarif_errors(document) == []
+    (first, *_) = [r for r in document["runs"][0]["results"] if r["ruleId"] == "DSL301"]
+    place = first["relatedLocations"][0]
+    assert place["message"]["text"] == "the pinned loader is built here"
+    assert place["physicalLocation"]["artifactLocation"]["uri"] == "train.py"
+    assert place["physicalLocation"]["region"] == {"startLine": 64, "startColumn": 20, "endLine": 71, "endColumn": 6}
+
+
 # GitHub --------------------------------------------------------------------
 def test_github_annotation_format():
     assert render("github", [finding()]) == (

@@ -184,6 +184,38 @@ def test_rebuild_puts_an_insertion_before_a_cell_into_that_cell(tmp_path):
     }
 
 
+def test_rebuild_never_puts_code_before_a_cell_magic(tmp_path):
+    """``%%time`` is only a cell magic on a cell's first line: an insertion at the start of
+    such a cell ends the previous Python cell (skipping a ``%%bash`` one) instead."""
+    path = write_notebook(tmp_path / "nb.ipynb", [
+        code("import cv2\n"), code("%%bash\necho hi\n"), code("%%time\nimg = cv2.imread('x')\n")])
+    nb = notebook.load(str(path))
+    assert nb.text == "import cv2\n\n\n\nimg = cv2.imread('x')\n"
+    assert nb.rebuild("import cv2\ncv2.setNumThreads(0)\n\n\n\nimg = cv2.imread('x')\n") == {
+        1: "import cv2\ncv2.setNumThreads(0)\n"
+    }
+    first = write_notebook(tmp_path / "first.ipynb", [code("%%time\nimg = 1\n")])
+    assert notebook.load(str(first)).rebuild("x = 0\n\nimg = 1\n") == {1: "%%time\nx = 0\nimg = 1\n"}
+
+
+def test_fix_keeps_cell_magics_first_lines(tmp_path):
+    dataset = ("class Frames(Dataset):\n    def __len__(self):\n        return 4\n\n"
+               "    def __getitem__(self, i):\n        return cv2.imread(str(i))\n")
+    path = write_notebook(tmp_path / "nb.ipynb", [
+        code("import cv2\nfrom torch.utils.data import DataLoader, Dataset"),
+        code("%%capture\n" + dataset),
+        code("%%time\nfor batch in DataLoader(Frames(), num_workers=2, collate_fn=lambda b: b):\n    pass\n"),
+    ])
+    assert sorted(f["code"] for f in lint_json("nb.ipynb", cwd=tmp_path)) == ["DSL102", "DSL103"]
+    result = run_cli("check", "--no-cache", "--fix", "nb.ipynb", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    sources = ["".join(cell["source"]) for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]]
+    assert sources[0] == "import cv2\nfrom torch.utils.data import DataLoader, Dataset\n\ncv2.setNumThreads(0)"
+    assert sources[1] == "%%capture\n" + dataset
+    assert sources[2].startswith("%%time\n") and "collate_fn=collate_fn" in sources[2]
+    assert lint_json("nb.ipynb", cwd=tmp_path) == []
+
+
 def _fixer_available() -> bool:
     try:
         import dslint.fixes.apply  # noqa: F401

@@ -5,6 +5,7 @@ the user's files byte-identical. Runs the real command on real loaders, on CPU."
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,45 @@ def test_factory_target(tmp_path):
         found = rows(report, "DSL402")
         assert report["_rc"] == 1 and found and found[0]["verdict"] == "confirmed", report
         assert found[0]["path"].endswith("factory_loader.py")
+
+
+def test_fix_copy_does_not_walk_linked_folders(tmp_path):
+    """``up -> ..`` in the project made the copy for --fix descend into the parent again and
+    again (internal error after 40 levels); linked folders are linked again in the copy."""
+    project = tmp_path / "home" / "proj"
+    (project / "pkg").mkdir(parents=True)
+    hazard = (FIXTURES / "dsl201_persistent_without_workers.py").read_text(encoding="utf-8")
+    (project / "train.py").write_text(hazard, encoding="utf-8")
+    (project / "up").symlink_to("..")
+    (project / "alias").symlink_to("pkg")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    report = verify("--timeout", "30", "--fix", "train.py", cwd=project, tmpdir=scratch)
+    assert report["_rc"] == 0, report["_stderr"] + report["_stdout"][-2000:]
+    assert [r["verdict"] for r in rows(report, "DSL201")] == ["fixed"]
+    assert (project / "train.py").read_text(encoding="utf-8") == hazard
+    assert os.readlink(project / "up") == ".." and os.readlink(project / "alias") == "pkg"
+    assert_clean(report, scratch)
+
+
+def test_fix_of_a_read_only_checkout_is_proven_on_a_writable_copy(tmp_path):
+    """The fixer refuses read-only files; the copy --fix works on is the verifier's own,
+    so a read-only project (a CI checkout, a shared folder) still shows FIXED."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    hazard = (FIXTURES / "dsl201_persistent_without_workers.py").read_text(encoding="utf-8")
+    script = project / "train.py"
+    script.write_text(hazard, encoding="utf-8")
+    script.chmod(0o444)
+    project.chmod(0o555)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    try:
+        report = verify("--timeout", "30", "--fix", "train.py", cwd=project, tmpdir=scratch)
+    finally:
+        project.chmod(0o755)
+    assert report["_rc"] == 0, report["_stderr"] + report["_stdout"][-2000:]
+    assert [r["verdict"] for r in rows(report, "DSL201")] == ["fixed"]
+    assert "read-only" not in report["_stderr"]
+    assert script.read_text(encoding="utf-8") == hazard and (script.stat().st_mode & 0o777) == 0o444
+    assert_clean(report, scratch)

@@ -89,3 +89,25 @@ def test_text_report_fits_80_columns(tmp_path):
     assert all(len(line) <= 80 for line in text.splitlines()), text
     assert "rule: https://github.com/dslint/dslint/blob/main/rules/DSL402.md" in text
     assert "fix: Reseed the generator per worker" in text and "exit 0: nothing confirmed" in text
+
+
+def test_main_guard_masked_by_an_unpicklable_collate_is_not_tested(tmp_path):
+    """Spawn fails to pickle the lambda before any worker starts: nothing re-imported the
+    module, so DSL101 is NOT TESTED (with that reason), never NOT REPRODUCED."""
+    report = verify("--timeout", "30", fixture("honesty/dsl101_masked_by_lambda.py"), tmpdir=tmp_path)
+    (row,) = rows(report, "DSL101")
+    assert row["verdict"] == "not-tested", row
+    assert "no spawn worker started" in row["evidence"] and "pickle" in row["evidence"], row
+    assert [r["verdict"] for r in rows(report, "DSL102")] == ["confirmed"]
+    assert report["_rc"] == 1
+    assert_clean(report, tmp_path)
+
+
+def test_multiprocessing_value_pickles_as_at_worker_start(tmp_path):
+    """spawn pickles the dataset while starting the worker, when an ``mp.Value`` may travel:
+    the probe pickles it that way, so nothing is confirmed (it was, wrongly, before)."""
+    report = verify("--timeout", "30", fixture("honesty/dsl102_shared_value.py"), tmpdir=tmp_path)
+    assert not rows(report, "DSL102"), report
+    assert probe_verdicts(report["loaders"], "DSL102") != ["confirmed"]
+    assert report["_rc"] == 0
+    assert_clean(report, tmp_path)

@@ -226,18 +226,17 @@ class Extractor:
         elif isinstance(target, ast.Attribute):
             self.store(target.value, target.attr, value, source if source is not None else target, kind)
         elif isinstance(target, ast.Subscript):
-            self.expr(target.slice)
-            self.store(target.value, "[]", value, source if source is not None else target, kind)
+            key = self.expr(target.slice)
+            self.store(target.value, "[]", value, source if source is not None else target, kind, key)
         elif isinstance(target, ast.Starred):
             self.bind_target(target.value, value, kind)
 
-    def store(self, base: ast.AST, attr: str, value: Value, node: ast.AST, kind: str) -> None:
+    def store(self, base: ast.AST, attr: str, value: Value, node: ast.AST, kind: str, key: Optional[Value] = None) -> None:
         target = self.expr(base)
         root = target.id if isinstance(target, Name) else None
         guarded = root is not None and (root, attr) in self.none_guards
-        self.summary.stores.append(
-            AttrStore(self.scope.qualname, target, attr, value, self.span(node), kind, guarded, self.loop)
-        )
+        self.summary.stores.append(AttrStore(self.scope.qualname, target, attr, value, self.span(node), kind, guarded,
+                                             self.loop, self.block, key))
 
     def conditional(self, stmts, first_row: int, last_row: int, prelude=None) -> None:
         """Run ``stmts`` as a block that may not execute (a branch, a loop body, a handler);

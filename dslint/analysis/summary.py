@@ -97,6 +97,8 @@ class AttrStore(NamedTuple):
     kind: str = "assign"  # assign | aug | del | with
     none_guarded: bool = False  # under ``if target.attr is None`` / ``if not target.attr``
     loop: int = -1
+    block: int = -1  # the innermost conditional block of its scope it is made in (-1: always runs)
+    key: Optional[Value] = None  # for ``target[key] = value``
 
 
 @dataclass

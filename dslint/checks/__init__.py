@@ -12,22 +12,29 @@ from typing import Callable, Dict, Iterable, Iterator, Sequence
 from ..diagnostics import Finding
 from ..model.queries import Model
 from . import (
+    batches_retained,
     copy_on_read,
     cuda_in_worker,
     cv2_threads,
+    ddp_without_distributed_sampler,
+    fresh_iterator_in_loop,
     iterable_unsharded,
     main_guard,
     persistent_without_workers,
     pin_without_non_blocking,
     prefetch_without_workers,
+    processes_in_worker,
     sampler_conflict,
     sampler_set_epoch,
     shared_handle,
     shared_rng,
+    stale_dataset_in_persistent_workers,
     start_method,
     synchronous_loading,
+    threads_alive_at_fork,
     threads_in_forked_worker,
     unpicklable_callable,
+    worker_state_mutation,
     workers_restart_each_epoch,
 )
 
@@ -53,6 +60,13 @@ CHECKS: Dict[str, Check] = {
         shared_rng,
         sampler_set_epoch,
         copy_on_read,
+        processes_in_worker,
+        threads_alive_at_fork,
+        worker_state_mutation,
+        batches_retained,
+        fresh_iterator_in_loop,
+        stale_dataset_in_persistent_workers,
+        ddp_without_distributed_sampler,
     )
 }
 

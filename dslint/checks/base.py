@@ -21,19 +21,23 @@ MAX_RELATED = 6
 def related(model: Model, steps: Iterable[Optional[Step]], skip: Optional[Tuple[str, Span]] = None) -> Tuple[Related, ...]:
     """Distinct places of ``steps`` (in order), without the finding's own place."""
     out: List[Related] = []
-    seen = {skip} if skip else set()
+    seen = {(skip[0], skip[1].row)} if skip else set()
     for step in steps:
         if step is None:
             continue
-        key = (step.module, step.span)
-        if key in seen:
-            continue
+        key = (step.module, step.span.row)
+        if key in seen or (skip is not None and step.module == skip[0] and _contains(step.span, skip[1])):
+            continue  # the finding's own place, the argument around it, or a line already shown
         seen.add(key)
         out.append(Related(model.project.display_path(step.module), Location(step.span.row, step.span.col),
                            Location(step.span.end_row, step.span.end_col), step.note))
         if len(out) >= MAX_RELATED:
             break
     return tuple(out)
+
+
+def _contains(outer: Span, inner: Span) -> bool:
+    return (outer.row, outer.col) <= (inner.row, inner.col) and (inner.end_row, inner.end_col) <= (outer.end_row, outer.end_col)
 
 
 def finding(model: Model, code: str, module: str, span: Span, message: str,

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Set, Tuple
 
-from ..analysis.values import Attr, Name, Seq, DictDisplay
 from ..diagnostics import Finding
-from ..model.objects import Cls, Container, Ctx, Ext, Found, Inst, Step
-from ..model.project import sites_in_scope
+from ..model.objects import Cls, Container, Ext, Inst
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
@@ -44,9 +42,9 @@ def check(model: Model) -> Iterator[Finding]:
                         continue
                     ctx = model.resolver.method_ctx(obj, item.module, method)
                     evidence = _many_objects(model, model.resolver.eval(store.value, ctx))
-                    if evidence is None or (item.module, store.span) in reported:
-                        continue
-                    reported.add((item.module, store.span))
+                    if evidence is None or (item, attr) in reported:
+                        continue  # one finding per attribute: its other stores are the same cause
+                    reported.add((item, attr))
                     klass = model.project.klass(item.module, item.qualname)
                     yield finding(
                         model, CODE, item.module, store.span,
@@ -77,7 +75,7 @@ def _element_kinds(model: Model, container: Container) -> Set[str]:
     dicts or objects appended in a loop, loaded annotation tables. A literal list of a few
     objects (``[Resize(), Flip()]``) says nothing about its size."""
     kinds: Set[str] = set()
-    elements = list(_appended(model, container))
+    elements = list(model.resolver.appended(container, in_loops=True))
     if container.kind == "comp":
         elements += [f for f in model.resolver.container_values(container)
                      if isinstance(f.obj, Container) and f.obj.kind == "dict"]
@@ -90,26 +88,3 @@ def _element_kinds(model: Model, container: Container) -> Set[str]:
         elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in LOADED_TABLES:
             kinds.add("table")
     return kinds
-
-
-def _appended(model: Model, container: Container):
-    """Values appended to a list display held by a local (``samples = []`` ... ``samples.append(x)``)."""
-    ctx = container.ctx
-    function = model.project.function(ctx.module, ctx.scope) if ctx.scope else None
-    if function is None:
-        return
-    names = [name for name, bindings in function.bindings.items() if any(b.value is container.value for b in bindings)]
-    if not names:
-        return
-    summary = model.project.summary(ctx.module)
-    for index in sites_in_scope(model.project, ctx.module, ctx.scope):
-        site = summary.calls[index]
-        func = site.func
-        if isinstance(func, Attr) and func.name in ("append", "extend", "insert") and isinstance(func.base, Name) \
-                and func.base.id in names and site.args and site.loop >= 0:
-            value = site.args[-1]
-            for found in model.resolver.eval(value, ctx):
-                if func.name == "extend" and isinstance(found.obj, Container):
-                    yield from model.resolver.container_values(found.obj)
-                else:
-                    yield found

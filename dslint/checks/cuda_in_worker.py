@@ -14,7 +14,6 @@ from typing import Iterator, Set, Tuple
 
 from ..diagnostics import Finding
 from ..model import effects
-from ..model.objects import Step
 from ..model.queries import Model
 from .base import finding
 

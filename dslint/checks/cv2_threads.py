@@ -19,7 +19,7 @@ from ..diagnostics import Finding
 from ..model import effects
 from ..model.objects import Cls, Func, Inst, Step
 from ..model.queries import Model
-from .base import finding, where
+from .base import finding
 
 CODE = "DSL103"
 
@@ -33,22 +33,29 @@ def check(model: Model) -> Iterator[Finding]:
         if used is not None:
             key = (loader, None if loader is not None else function.self_obj)
             programs.setdefault(key, []).append((function, used))
-    reported = set()
+    by_module: Dict[str, Tuple[object, str, list]] = {}  # one finding per module: the fix is one line there
     for (loader, _), uses in programs.items():
         if _throttled(model, loader, uses):
             continue
         function = uses[0][0]
         module, span, what = _location(model, loader, uses)
-        if (module, span) in reported:
-            continue
-        reported.add((module, span))
         calls = [Step(u.module, u.site.span, "OpenCV called in worker code") for _, u in uses[:4]]
+        if module in by_module:
+            first_span, first_what, steps = by_module[module]
+            if (span.row, span.col) < (first_span.row, first_span.col):  # report at the first one in the file
+                steps = calls + list(function.trail) + steps
+                by_module[module] = (span, what, steps)
+            else:
+                steps.extend(calls[:1] + list(function.trail[:1]))
+            continue
+        by_module[module] = (span, what, calls + list(function.trail))
+    for module, (span, what, steps) in by_module.items():
         yield finding(
             model, CODE, module, span,
             f"{what} runs OpenCV in DataLoader workers (cv2 imported at line {_cv2_import_row(model.project.summary(module))}) with "
             f"OpenCV's own thread pool in every worker, and nothing the workers import calls "
             f"`cv2.setNumThreads(0)`: add it after the import",
-            tuple(calls) + tuple(function.trail),
+            tuple(steps),
             cv2_import=_cv2_import_span(model.project.summary(module)),
         )
 

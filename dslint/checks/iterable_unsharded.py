@@ -4,17 +4,18 @@ Each worker gets its own copy of an ``IterableDataset`` and runs ``__iter__`` fr
 start; unless the iteration consults ``get_worker_info()`` (directly, in a helper it
 calls in any module, or via the loader's ``worker_init_fn``) every sample arrives once
 per worker. A dataset whose ``__iter__`` iterates another dataset it was given leaves
-the sharding to that one; webdataset's ``WebDataset`` splits by worker itself.
+the sharding to that one; webdataset's ``WebDataset`` splits by worker itself, unless its
+``workersplitter`` is turned off (reported at that argument).
 """
 
 from __future__ import annotations
 
 from typing import Iterator, Set
 
-from ..analysis.values import Name, root_name
+from ..analysis.values import Attr, Starred, root_name
 from ..diagnostics import Finding
-from ..model import effects
-from ..model.objects import Cls, Container, Ext, Func, Inst, Lit, Step
+from ..model import effects, loaders
+from ..model.objects import Cls, Ctx, Ext, Func, Gen, Inst, Iterated, Managed, Step, Top
 from ..model.queries import Model
 from .base import finding, where
 
@@ -25,10 +26,15 @@ def check(model: Model) -> Iterator[Finding]:
     reported: Set[Cls] = set()
     for loader in model.all_loaders():
         workers = model.workers(loader)
-        if not workers.processes:
+        if not workers.several:
             continue
         for found in model.value(loader, "dataset"):
             dataset = found.obj
+            unsplit = loaders.unsplit_dataset(model.resolver, dataset)
+            if unsplit is not None and (unsplit.module, unsplit.span) not in reported:
+                reported.add((unsplit.module, unsplit.span))
+                yield _unsplit_finding(model, unsplit, loader, workers, found.trail)
+                continue
             if not isinstance(dataset, Inst) or not isinstance(dataset.cls, Cls):
                 continue
             if not model.is_iterable_dataset(dataset.cls):
@@ -48,6 +54,8 @@ def check(model: Model) -> Iterator[Finding]:
         iterator = model.resolver.method(dataset.cls, "__iter__")
         if iterator is None or iterator in reported:
             continue
+        if _abstract(model, iterator) or not _reads_stored_data(model, iterator):
+            continue  # nothing to duplicate: a base class, or a stream made up on the fly
         entries = model._closure(model.dataset_entries(dataset, ()))
         if any(effects.consults_worker_info(model, e.func) for e in entries) or \
                 any(e.self_obj == dataset and _delegates(model, e.func, dataset) for e in entries):
@@ -68,7 +76,22 @@ def _finding(model: Model, iterator: Func, context: str, steps) -> Finding:
     )
 
 
+def _unsplit_finding(model: Model, unsplit, loader, workers, trail) -> Finding:
+    """A library dataset that splits by worker unless told not to, told not to."""
+    built = model.construction(loader)
+    text = " ".join(model.project.text_of(unsplit.module, unsplit.span).split())
+    return finding(
+        model, CODE, unsplit.module, unsplit.span,
+        f"`{text}` turns off the dataset's split by worker, and the DataLoader at "
+        f"{where(model, built, unsplit.module)} runs it in {workers.describe()} workers: every worker reads every "
+        f"shard (each sample once per worker); keep the default ({unsplit.spec.split_default})",
+        (built,) + tuple(trail),
+    )
+
+
 def _shards(model: Model, loader, dataset: Inst) -> bool:
+    if _given_splitter(model, dataset) or _described_splitting(model, dataset):
+        return True
     for entry in model.worker_code(loader):
         if effects.consults_worker_info(model, entry.func):
             return True
@@ -87,9 +110,84 @@ def _delegates(model: Model, func: Func, dataset: Inst) -> bool:
     for value in iterated:
         if root_name(value) != self_name:
             continue
-        from ..model.objects import Ctx
-
         results = model.resolver.eval(value, Ctx(func.module, func.qualname, None, None, dataset))
-        if any(not isinstance(f.obj, (Container, Lit)) for f in results):
+        if any(_stream_like(model, f.obj) for f in results):
             return True
+        if any(isinstance(f.obj, Top) for f in results) and any(word in _attribute_name(value) for word in STREAM_WORDS):
+            return True  # ``self.dataset`` / ``self.source`` given from outside: that one decides
+    return False
+
+
+STREAM_WORDS = ("dataset", "source", "pipe", "stream", "iter", "loader", "data_iter")
+
+
+def _attribute_name(value) -> str:
+    while not isinstance(value, Attr) and hasattr(value, "base"):
+        value = value.base
+    return value.name.lower() if isinstance(value, Attr) else ""
+
+
+def _stream_like(model: Model, obj) -> bool:
+    """Another dataset, a generator or a loader: iterating it hands the sharding to it (a
+    list of files, a literal or an unknown list is data the dataset goes through itself)."""
+    if isinstance(obj, (Gen, Iterated, Managed)):
+        return True
+    if isinstance(obj, Inst):
+        if isinstance(obj.cls, Cls):
+            return model.is_dataset_class(obj.cls) or model.resolver.method(obj.cls, "__iter__") is not None
+        return model.resolver.is_loader(obj) or "Dataset" in obj.cls.qualname or "DataPipe" in obj.cls.qualname
+    return False
+
+
+def _given_splitter(model: Model, dataset: Inst) -> bool:
+    """The dataset was built with a per-worker splitter among its arguments (a pipeline
+    ``DataPipeline(shards, split_by_worker, ...)``): its stages shard the stream."""
+    if dataset.site is None:
+        return False
+    site = model.project.call(dataset.site)
+    ctx = dataset.ctx or Ctx(dataset.site.module, site.scope)
+    values = [a.value if isinstance(a, Starred) else a for a in site.args] + [v for _, v in site.keywords]
+    for value in values:
+        for found in model.resolver.eval(value, ctx):
+            obj = found.obj
+            if isinstance(obj, Func) and effects.consults_worker_info(model, obj):
+                return True
+            if isinstance(obj, Ext) and obj.qualname.rpartition(".")[2] in effects.SHARDING_NAMES:
+                return True
+    return False
+
+
+def _abstract(model: Model, func: Func) -> bool:
+    """``__iter__`` only raises ``NotImplementedError`` (a base class for others to fill in)."""
+    function = model.function_summary(func)
+    return not function.returns and not function.is_generator and function.loads <= {"NotImplementedError"}
+
+
+def _reads_stored_data(model: Model, func: Func) -> bool:
+    """``__iter__`` goes through what the dataset holds (``for x in self.items``, ``yield
+    self.samples[i]``): every worker then yields the same samples. A stream made up on the fly
+    (``yield torch.randn(...)``) is different in each worker (PyTorch seeds each one)."""
+    summary = model.project.summary(func.module)
+    function = model.function_summary(func)
+    self_name = function.params[0].name if function.params else "self"
+    iterated = [loop.iter for loop in summary.loops if loop.scope == func.qualname and loop.iter is not None]
+    return any(root_name(value) == self_name for value in iterated + list(function.returns))
+
+
+def _described_splitting(model: Model, dataset: Inst) -> bool:
+    """The library's own source is linted (webdataset's tree): its ``WebDataset`` class still
+    splits by worker as the library table says, unless the splitter argument is turned off."""
+    from ..model.externals import truthiness
+
+    for item in model.resolver.mro(dataset.cls):
+        info = model.project.modules.get(item.module) if isinstance(item, Cls) else None
+        if info is None or not info.name:
+            continue
+        spec = model.resolver.libraries.dataset_spec(f"{info.name}.{item.qualname}")
+        if spec is None:
+            continue
+        if dataset.site is None:
+            return True
+        given = model.resolver.keyword_at(dataset.site, dataset.ctx, spec.split_argument)
+        return given is None or truthiness(given) != "false"
     return False

@@ -22,10 +22,11 @@ CODE = "DSL201"
 def check(model: Model) -> Iterator[Finding]:
     for loader in model.loaders():
         given = loaders.argument_source(model.resolver, loader, "persistent_workers")
-        if given is None:
-            continue
+        spec = model.spec(loader)
+        if given is None or (spec is not None and spec.persistent_auto):
+            continue  # a library that turns persistence on only with workers never raises
         workers = model.workers(loader)
-        if not workers.maybe_zero or workers.threads:
+        if not workers.maybe_zero:
             continue
         value, _ = loaders.when_workers_zero(model.resolver, loader, "persistent_workers")
         if value is None or truthiness(value) != "true":
@@ -34,7 +35,8 @@ def check(model: Model) -> Iterator[Finding]:
         count = loaders.argument_source(model.resolver, loader, "num_workers")
         count_text = source(model, count.site.module, count.span) if count is not None else ""
         count_text = count_text.split("=", 1)[1].strip() if "=" in count_text else count_text
-        suggestion = f"use `persistent_workers={count_text} > 0`" if count_text else "remove it"
+        keyword = loaders.written_name(model.resolver, loader, "persistent_workers")
+        suggestion = f"use `{keyword}={count_text} > 0`" if count_text else "remove it"
         zero_trail = workers.trail("zero")
         yield finding(
             model, CODE, module, given.span,

@@ -14,7 +14,7 @@ from typing import Iterator, Set, Tuple
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Step
+from ..model.objects import Managed
 from ..model.queries import Model
 from .base import finding, where
 
@@ -22,6 +22,8 @@ CODE = "DSL301"
 
 
 def moved_by_library(model: Model, loader) -> bool:
+    if isinstance(loader, Managed):
+        return bool(loader.moves_batches)
     if model.managed(loader):
         return True
     spec = model.spec(loader)

@@ -16,6 +16,7 @@ from ..model.queries import Model
 from .base import default_note, finding, source
 
 CODE = "DSL202"
+ERROR = "ValueError: prefetch_factor option could only be specified in multiprocessing"
 
 
 def _a_value(results) -> bool:
@@ -29,8 +30,6 @@ def check(model: Model) -> Iterator[Finding]:
         if given is None:
             continue
         workers = model.workers(loader)
-        if workers.threads:
-            continue
         value, tested = loaders.when_workers_zero(model.resolver, loader, "prefetch_factor")
         if value is None or not _a_value(value):
             continue
@@ -48,13 +47,14 @@ def check(model: Model) -> Iterator[Finding]:
             suggestion = "make its zero-worker branch `None`"
             how = "zero (in its own zero branch)"
         else:
-            suggestion = (f"use `prefetch_factor={value_text} if {count_text} > 0 else None`" if count_text
-                          else "remove it")
+            keyword = loaders.written_name(model.resolver, loader, "prefetch_factor")
+            suggestion = (f"use `{keyword}={value_text} if {count_text} > 0 else None`"
+                          if count_text else "remove it")
             how = workers.describe() + default_note(model, workers.trail("zero"), module)
         yield finding(
             model, CODE, module, given.span,
-            f"`{text}` with {how} workers raises `ValueError: prefetch_factor option could only be "
-            f"specified in multiprocessing`: {suggestion}",
+            f"`{text}` with {how} workers raises "
+            f"`{loaders.error_for(model.resolver, loader, 'prefetch_factor', ERROR)}`: {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + workers.trail("zero"),
             tested=tested, **loaders.fix_facts(model.resolver, loader),
         )

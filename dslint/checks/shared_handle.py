@@ -12,7 +12,7 @@ from typing import Iterator, Set, Tuple
 
 from ..analysis.values import Name
 from ..diagnostics import Finding
-from ..model.objects import Cls, Ctx, Ext, Func, Inst, Step
+from ..model.objects import Cls, Ctx, Ext, Func, Inst
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
@@ -28,13 +28,29 @@ def _constructors(model: Model):
     return HANDLE_CONSTRUCTORS | {c for c in extra if isinstance(c, str)}
 
 
+# Objects that keep using their handle: an HDF5 dataset of a file, an LMDB transaction, a
+# database cursor, a member opened from an archive.
+DERIVED = {
+    "h5py.File": ("[]", "().get", "().require_dataset"),
+    "lmdb.open": ("().begin",), "lmdb.Environment": ("().begin",),
+    "sqlite3.connect": ("().cursor",),
+    "zipfile.ZipFile": ("().open",), "tarfile.open": ("().extractfile",), "tarfile.TarFile": ("().extractfile",),
+}
+
+
 def handle_of(model: Model, results):
-    """The handle constructor name an answer holds, if it is a handle."""
+    """The handle constructor name an answer holds, if it is a handle (or an object bound to one)."""
     constructors = _constructors(model)
     for found in results:
         obj = found.obj
-        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in constructors:
-            return obj.cls.qualname
+        if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
+            continue
+        name = obj.cls.qualname
+        if name in constructors:
+            return name
+        for constructor, suffixes in DERIVED.items():
+            if constructor in constructors and any(name == constructor + suffix for suffix in suffixes):
+                return constructor
     return None
 
 
@@ -85,13 +101,18 @@ def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, funct
     reported.add(key)
     klass = model.project.klass(cls.module, cls.qualname)
     short = constructor.replace("builtins.", "")
+    ctx = model.resolver.method_ctx(dataset, cls.module, method)
+    direct = any(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname == constructor
+                 for f in model.resolver.eval(store.value, ctx))
+    what = f"`{short}(...)` opened in `{klass.name}.{method.name}` as `self.{attr}`" if direct else \
+        f"`self.{attr}`, part of a `{short}(...)` opened in `{klass.name}.{method.name}`,"
     yield finding(
         model, CODE, cls.module, store.span,
-        f"`{short}(...)` opened in `{klass.name}.{method.name}` as `self.{attr}` is shared by every DataLoader "
+        f"{what} is shared by every DataLoader "
         f"worker (one file offset / decoder state): keep the path and open it lazily in the worker, on first "
         f"use in `__getitem__`",
         tuple(function.trail),
-        attr=attr, constructor=constructor, owner="class",
+        attr=attr, constructor=constructor, owner="class", fixable=direct,
     )
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Iterator, Set, Tuple
 
 from ..diagnostics import Finding
-from ..model import effects
-from ..model.objects import Cls, Ctx, Ext, Func, Inst, Step
+from ..model import effects, loaders
+from ..model.objects import Cls, Ctx, Ext, Func, Inst
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
@@ -42,22 +42,23 @@ def check(model: Model) -> Iterator[Finding]:
     reported: Set[Tuple[str, object]] = set()
     by_object = {}
     for loader, workers, function in model.worker_runs():
-        if loader is not None and _seeds_workers(model, loader):
-            continue
         if isinstance(function.self_obj, Inst) and isinstance(function.self_obj.cls, Cls):
             entry = by_object.setdefault(function.self_obj, (loader, set(), set(), function))
             summary = model.function_summary(function.func)
             entry[1].update(summary.self_reads)
             entry[2].update(_reseeded(model, function.func))
     for obj, (loader, reads, reseeded, function) in by_object.items():
-        reseeded |= _reseeded_by_worker_init(model, loader)
+        reseeded |= _reseeded_by_worker_init(model, loader) | _reseeded_by_library(model, loader, obj)
         yield from _generators(model, obj, reads - reseeded, function, reported)
     yield from _constant_worker_seeds(model, reported)
 
 
-def _seeds_workers(model: Model, loader) -> bool:
-    spec = model.spec(loader)
-    return spec is not None and spec.seeds_workers and model.argument(loader, "worker_init_fn") is None
+def _reseeded_by_library(model: Model, loader, obj) -> Set[str]:
+    """What the library's default ``worker_init_fn`` reseeds on ``obj`` (MONAI: ``set_random_state``)."""
+    if loader is None:
+        return set()
+    attributes, method = loaders.reseeded_by_library(model.resolver, loader, obj)
+    return set(attributes) | (_reseeded(model, method) if method is not None else set())
 
 
 def _reseeded(model: Model, func: Func) -> Set[str]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Iterator, Optional, Tuple
 
 from ..diagnostics import Finding
-from ..model import loaders
 from ..model.objects import Cls, Func, Inst, Step
 from ..model.queries import Model
 from .base import finding, value_span
@@ -53,7 +52,7 @@ def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
 def _hand_over(trail):
     """Where a named function or class is handed over (the argument that passes it on)."""
     for step in reversed(trail):
-        if step is not None and (step.note.startswith(("passed as", "`")) or step.note == "argument"):
+        if step is not None and (step.note.startswith(("passed as", "argument"))):
             return step.module, step.span
     return None
 
@@ -61,9 +60,13 @@ def _hand_over(trail):
 def _how(role: str, trail) -> str:
     stored = next((s.note for s in trail if s.note.startswith("stored as")), None)
     if role in ("collate_fn", "worker_init_fn"):
-        return f"passed as `{role}`"
+        given = next((s.note for s in trail if s is not None and s.note.startswith("argument `")), "")
+        name = given[len("argument `"):-1] if given else role
+        return f"passed as `{name}`" if name == role else f"passed as `{name}` (the loader's `{role}`)"
     if stored:
         return f"{stored} on the dataset"
+    if trail and trail[-1] is not None and trail[-1].note == "argument `dataset`":
+        return "used as the dataset"
     return "given to the dataset"
 
 
@@ -79,6 +82,8 @@ def check(model: Model) -> Iterator[Finding]:
     for dataset in model.datasets_without_loader():
         klass = model.project.klass(dataset.cls.module, dataset.cls.qualname)
         for obj, role, trail in model.object_graph([(dataset, "dataset", ())]):
+            if model.defined_in_tests(obj):
+                continue  # a test's argument to a library dataset says nothing of what users pass
             yield from _report(model, obj, role, trail, f"dataset `{klass.name}` is made for DataLoader workers",
                                reported, ())
 
@@ -89,9 +94,11 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
         return
     what, why, (module, span) = found
     definition = span
+    defined = ()
     if not what.startswith("lambda"):
         handover = _hand_over(trail)
         if handover is not None:
+            defined = (Step(module, definition, "defined here"),)
             module, span = handover[0], value_span(model, *handover)
     if (module, span) in reported:
         return
@@ -101,7 +108,7 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
         model, CODE, module, span,
         f"{what[0].upper()}{what[1:]} {_how(role, trail)} cannot be pickled for spawn/forkserver workers "
         f"({why}; {context}): {FIX}",
-        tuple(trail) + tuple(evidence),
+        defined + tuple(trail) + tuple(evidence),
         role=_role(role, trail), kind=kind, name=name, free_vars=free, definition=tuple(definition),
     )
 

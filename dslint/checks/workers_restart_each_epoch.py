@@ -25,7 +25,7 @@ def check(model: Model) -> Iterator[Finding]:
             continue  # iter()/next() in a loop is a fresh iterator each pass, not an epoch over the loader
         loader = iteration.loader
         base = loaders.base_loader(loader)
-        if base in reported or model.managed(loader):
+        if base in reported:  # a framework's wrapper (accelerate) still restarts the workers each pass
             continue
         spec = model.spec(loader)
         if spec is None or spec.persistent_auto or model.argument(loader, "persistent_workers") is not None:

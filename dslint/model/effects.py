@@ -9,19 +9,22 @@ another module counts as a CUDA device.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Iterator, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from ..analysis.summary import CallSite
 from ..analysis.values import Attr, Call, Name, last_name
 from .externals import device_kind, device_target
-from .objects import Ctx, Ext, Func, Inst, Lit, PositiveInt, SiteRef
+from .objects import Cls, Ctx, Ext, Func, Inst, Lit, PositiveInt, SiteRef
 from .project import sites_in_scope
 
 if TYPE_CHECKING:
     from .queries import Model
 
 CUDA_QUERIES = frozenset({"is_available", "is_initialized", "device_count", "is_bf16_supported", "get_arch_list",
-                          "_is_compiled", "is_built", "get_device_name", "get_device_capability"})
+                          "_is_compiled", "is_built", "get_device_name", "get_device_capability",
+                          # seeding is queued until CUDA is initialised in the process (``_lazy_call``):
+                          # a forked worker that only seeds never touches the device
+                          "manual_seed", "manual_seed_all", "seed", "seed_all"})
 THREAD_SETTERS = frozenset({"torch.set_num_threads", "mkl.set_num_threads", "faiss.omp_set_num_threads",
                             "threadpoolctl.threadpool_limits"})
 GLOBAL_SEEDERS = frozenset({"numpy.random.seed", "random.seed", "torch.manual_seed", "torch.random.manual_seed",
@@ -209,5 +212,244 @@ def module_throttles(model: "Model", module: str) -> Dict[str, Effect]:
     return found
 
 
+# processes and threads (issue 17) ----------------------------------------------------------
+PROCESS_PACKAGES = ("multiprocessing.", "multiprocess.", "torch.multiprocessing.", "billiard.")
+PROCESS_STARTS = {"Pool": "starts a process pool", "ProcessPoolExecutor": "starts a process pool",
+                  "spawn": "spawns processes", "start_processes": "spawns processes"}
+PROCESS_MAPPERS = frozenset({"map", "filter", "flat_map", "map_batches"})  # ``datasets`` told ``num_proc=n``
+
+
+def process_start_kind(qualname: str) -> Optional[str]:
+    """What calling the outside callable ``qualname`` does to processes (None: nothing):
+    ``multiprocessing.Pool``, ``ProcessPoolExecutor``, ``torch.multiprocessing.spawn``,
+    ``Process(...).start()`` (a context's too); thread pools (``multiprocessing.dummy``,
+    ``ThreadPool``) are not processes."""
+    plain = qualname.replace("()", "")
+    parts = plain.split(".")
+    last = parts[-1]
+    if plain.startswith("concurrent.futures.") and last == "ProcessPoolExecutor":
+        return PROCESS_STARTS[last]
+    if not plain.startswith(PROCESS_PACKAGES) or "dummy" in parts or "ThreadPool" in parts:
+        return None
+    if last == "Pool":
+        return PROCESS_STARTS[last]
+    if last in ("spawn", "start_processes") and plain.startswith("torch.multiprocessing."):
+        return PROCESS_STARTS[last]
+    if last == "start" and len(parts) > 1 and parts[-2] == "Process":
+        return "starts a process"
+    return None
+
+
+def process_start(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
+    """A call in ``func`` that starts child processes: a process pool, ``Process.start()``,
+    ``torch.multiprocessing.spawn``, or a ``datasets`` map/filter told ``num_proc=n`` (n > 1)."""
+    for ref, site, ctx in calls_of(model, func, self_obj):
+        if not isinstance(site.func, (Name, Attr)):
+            continue
+        names = callee_names(model, site, ctx)
+        kind = next((k for k in map(process_start_kind, names) if k), None)
+        if kind is None and last_name(site.func) in PROCESS_MAPPERS and _several_processes(model, site, ctx) \
+                and any(q.replace("()", "").startswith("datasets.") for q in names):
+            kind = "starts a process pool (`num_proc`)"
+        if kind is not None:
+            return Effect(ref.module, ref.index, site, f"{_text(model, ref, site)} {kind}")
+    return None
+
+
+def _several_processes(model: "Model", site: CallSite, ctx: Ctx) -> bool:
+    for key, value in site.keywords:
+        if key == "num_proc":
+            found = model.resolver.eval(value, ctx)
+            return bool(found) and all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1
+                                       for f in found)
+    return False
+
+
+THREAD_POOLS = frozenset({"multiprocessing.pool.ThreadPool", "multiprocessing.dummy.Pool",
+                          "multiprocessing.ThreadPool"})
+THREAD_EXECUTORS = frozenset({"concurrent.futures.ThreadPoolExecutor", "concurrent.futures.thread.ThreadPoolExecutor"})
+THREAD_CLASSES = frozenset({"threading.Thread"})
+POOL_USES = frozenset({"submit", "map"})  # an executor starts its threads at the first task
+THREAD_ENDS = frozenset({"close", "terminate", "shutdown", "join", "__exit__", "stop", "cancel"})
+
+
+class LiveThreads(NamedTuple):
+    """An attribute holding threads started in the main process and never ended there."""
+
+    cls: Cls
+    attr: str
+    module: str
+    store: object  # the AttrStore
+    what: str  # "a `ThreadPool`", "a `ThreadPoolExecutor`", "a thread running `_fill` (a loop)"
+    started: Optional[SiteRef]  # the call that starts the threads, when it is not the construction
+    kind: str = "pool"  # pool (threads from its construction) | executor | thread
+    trail: tuple = ()  # how the stored value was made (a factory in another module)
+
+
+def thread_kind(model: "Model", results) -> Optional[Tuple[str, object, tuple]]:
+    """("pool" | "executor" | "thread", the object, its trail) for a thread pool, an executor
+    or a thread."""
+    for found in results:
+        obj = found.obj
+        if not isinstance(obj, Inst):
+            continue
+        if isinstance(obj.cls, Ext):
+            plain = obj.cls.qualname.replace("()", "")
+            if plain in THREAD_POOLS:
+                return "pool", obj, found.trail
+            if plain in THREAD_EXECUTORS:
+                return "executor", obj, found.trail
+            if plain in THREAD_CLASSES:
+                return "thread", obj, found.trail
+        elif isinstance(obj.cls, Cls) and any(isinstance(i, Ext) and i.qualname in THREAD_CLASSES
+                                              for i in model.resolver.mro(obj.cls)):
+            return "thread", obj, found.trail
+    return None
+
+
+def live_threads(model: "Model", inst: Inst, worker_funcs) -> List[LiveThreads]:
+    """Attributes of ``inst`` holding threads that its main-process methods (those not in
+    ``worker_funcs``) start and never end: a ``ThreadPool`` (its threads start when it is
+    built), a ``ThreadPoolExecutor`` given work, a thread started whose target loops
+    (``while``). A pool closed, shut down or joined in any method other than ``__del__`` may
+    be ended before the workers start: unknown, not reported."""
+    out: List[LiveThreads] = []
+    for cls in model.resolver.mro(inst.cls):
+        if not isinstance(cls, Cls):
+            continue
+        calls = self_attribute_calls(model, cls)
+        for attr, stores in model.resolver.self_stores(cls).items():
+            ends = [c for c in calls.get(attr, ()) if c[1] in THREAD_ENDS and c[0].name != "__del__"]
+            if ends:
+                continue
+            for function, store in stores:
+                if store.kind != "assign" or Func(cls.module, function.qualname) in worker_funcs:
+                    continue
+                ctx = model.resolver.method_ctx(inst, cls.module, function)
+                kind = thread_kind(model, model.resolver.eval(store.value, ctx))
+                if kind is None:
+                    continue
+                main_calls = [c for c in calls.get(attr, ()) if Func(cls.module, c[0].qualname) not in worker_funcs]
+                found = _started(model, kind, main_calls)
+                if found is not None:
+                    out.append(LiveThreads(cls, attr, cls.module, store, found[0], found[1], kind[0], kind[2]))
+                    break
+    return out
+
+
+def _started(model: "Model", kind, main_calls) -> Optional[Tuple[str, Optional[SiteRef]]]:
+    """What the threads are and the call that starts them (None when nothing starts them)."""
+    what, obj, _ = kind
+    name = obj.cls.qualname.replace("()", "").rpartition(".")[2] if isinstance(obj.cls, Ext) else obj.cls.qualname
+    if what == "pool":
+        return f"a `{name}`", None
+    if what == "executor":
+        use = next((c for c in main_calls if c[1] in POOL_USES), None)
+        return (f"a `{name}`", use[2]) if use is not None else None
+    start = next((c for c in main_calls if c[1] == "start"), None)
+    target = _thread_target(model, obj)
+    if start is None or target is None:
+        return None
+    return f"a thread running `{target}` (a loop)", start[2]
+
+
+def _thread_target(model: "Model", obj: Inst) -> Optional[str]:
+    """The name of a thread's target (its ``run`` for a subclass) when that function loops
+    (``while``): a thread that keeps running. None when it may end by itself."""
+    funcs = []
+    if isinstance(obj.cls, Cls):
+        run = model.resolver.method(obj.cls, "run")
+        funcs = [run] if run is not None else []
+    elif obj.site is not None:
+        found = model.resolver.keyword_at(obj.site, obj.ctx, "target", 1) or ()
+        funcs = [f.obj if isinstance(f.obj, Func) else f.obj.func for f in found
+                 if isinstance(f.obj, Func) or isinstance(getattr(f.obj, "func", None), Func)]
+    for func in funcs:
+        summary = model.project.summary(func.module)
+        if summary is not None and any(loop.kind == "while" and loop.scope == func.qualname for loop in summary.loops):
+            return func.qualname.rpartition(".")[2]
+    return None
+
+
+def self_attribute_calls(model: "Model", cls: Cls) -> Dict[str, List[Tuple[object, str, SiteRef]]]:
+    """attr → [(method summary, called method name, call)] for ``self.attr.m(...)`` in the
+    class's own methods."""
+    memo = model.__dict__.setdefault("_self_attribute_calls", {})
+    if cls in memo:
+        return memo[cls]
+    table: Dict[str, List[Tuple[object, str, SiteRef]]] = {}
+    summary = model.project.summary(cls.module)
+    klass = summary.classes.get(cls.qualname) if summary is not None else None
+    for method in klass.methods if klass is not None else ():
+        function = summary.functions.get(f"{cls.qualname}.{method}")
+        if function is None or not function.params:
+            continue
+        me = function.params[0].name
+        for index in sites_in_scope(model.project, cls.module, function.qualname):
+            func = summary.calls[index].func
+            if isinstance(func, Attr) and isinstance(func.base, Attr) and isinstance(func.base.base, Name) \
+                    and func.base.base.id == me:
+                table.setdefault(func.base.name, []).append((function, func.name, SiteRef(cls.module, index)))
+    memo[cls] = table
+    return table
+
+
+# what worker code does to its object (issue 17) ---------------------------------------------
+CONTAINER_GROWERS = frozenset({"append", "extend", "add", "update", "insert", "setdefault", "appendleft"})
+
+
+class Mutation(NamedTuple):
+    """``self.<attr>`` changed by a method: ``count`` (``+=``, ``x = x + 1``), ``container``
+    (``append``, ``[k] = v``) or ``reset`` (assigned a value that does not read it)."""
+
+    attr: str
+    kind: str
+    module: str
+    span: object
+
+
+def self_mutations(model: "Model", func: Func) -> List[Mutation]:
+    """How ``func`` (a method) changes the attributes of the object it runs on."""
+    function = model.function_summary(func)
+    summary = model.project.summary(func.module)
+    if function is None or not function.params or function.scope_kind != "class":
+        return []
+    me = function.params[0].name
+    out: List[Mutation] = []
+    for store in summary.stores:
+        if store.scope != func.qualname:
+            continue
+        target = store.target
+        if isinstance(target, Name) and target.id == me and store.attr != "[]":
+            if store.kind == "aug" or (store.kind == "assign" and _reads_attr(store.value, me, store.attr)):
+                out.append(Mutation(store.attr, "count", func.module, store.span))
+            elif store.kind in ("assign", "with"):
+                out.append(Mutation(store.attr, "reset", func.module, store.span))
+        elif isinstance(target, Attr) and isinstance(target.base, Name) and target.base.id == me \
+                and store.attr == "[]":
+            out.append(Mutation(target.name, "container", func.module, store.span))
+    for index in sites_in_scope(model.project, func.module, func.qualname):
+        site = summary.calls[index]
+        call = site.func
+        if isinstance(call, Attr) and call.name in CONTAINER_GROWERS and isinstance(call.base, Attr) \
+                and isinstance(call.base.base, Name) and call.base.base.id == me:
+            out.append(Mutation(call.base.name, "container", func.module, site.span))
+    return out
+
+
+def _reads_attr(value, me: str, attr: str, depth: int = 0) -> bool:
+    """Whether a value reads ``<me>.<attr>`` directly (``self.n + 1``, ``(self.n + 1) % k``)."""
+    if depth > 8:
+        return False
+    if isinstance(value, Attr):
+        return (isinstance(value.base, Name) and value.base.id == me and value.name == attr) or \
+            _reads_attr(value.base, me, attr, depth + 1)
+    if isinstance(value, tuple) and not isinstance(value, (Name, Call)):
+        return any(_reads_attr(part, me, attr, depth + 1) for part in value if isinstance(part, tuple))
+    return False
+
+
 __all__ = ["Effect", "cuda_work", "thread_setting", "uses_cv2", "throttles_cv2", "global_seeds",
-           "consults_worker_info", "depends_on_worker", "module_throttles", "Inst"]
+           "consults_worker_info", "depends_on_worker", "module_throttles", "Inst", "process_start",
+           "process_start_kind", "live_threads", "thread_kind", "self_attribute_calls", "self_mutations",
+           "LiveThreads", "Mutation"]

@@ -12,6 +12,7 @@ import operator as _op
 from typing import TYPE_CHECKING, Optional
 
 from ..analysis.values import Const, DictDisplay, Op, Starred
+from .libraries import PASS_THROUGH
 from .objects import (
     UNKNOWN_RESULT,
     Batch,
@@ -45,6 +46,28 @@ CUDA_AVAILABILITY_CALLS = frozenset({
     "torch.cuda.is_available", "torch.backends.mps.is_available", "torch.xpu.is_available",
 })
 PARTIALS = frozenset({"functools.partial"})
+VALUE_BUILTINS = frozenset({
+    "map", "filter", "len", "sum", "min", "max", "any", "all", "str", "int", "float", "bool", "range", "abs",
+    "round", "repr", "hash", "isinstance", "hasattr", "zip", "enumerate", "bytes", "format", "ord", "chr", "divmod",
+    "pow",
+})
+VALUE_PACKAGES = ("numpy.", "math.", "json.", "os.path.", "re.")
+# Arguments a library class uses while it is built and does not keep (torchvision's
+# ``DatasetFolder`` runs ``is_valid_file`` over the folder in ``__init__``).
+CONSUMED_KEYWORDS = frozenset({"is_valid_file"})
+
+
+def computes_value(qualname: str) -> bool:
+    """Whether calling the outside callable ``qualname`` computes a new value from its arguments
+    (a tensor, an array, a number, a string) rather than building an object that keeps them:
+    pickling the result pickles none of the arguments, and a worker calling it runs none of them."""
+    if qualname.startswith("builtins."):
+        return qualname[9:] in VALUE_BUILTINS
+    if qualname.startswith("torch.") and qualname.count(".") == 1:
+        return True  # torch.tensor, torch.ByteTensor, torch.stack...: tensors
+    return qualname.startswith(VALUE_PACKAGES)
+
+
 IDENTITY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.sorted",
                             "builtins.reversed", "typing.cast"})
 ARITHMETIC = {
@@ -221,7 +244,7 @@ def call(resolver: "Resolver", qualname: str, ref: SiteRef, ctx: Ctx) -> Results
         return one(PositiveInt("cpu count"), (Step(ref.module, resolver.project.call(ref).span, "a CPU count"),))
     if qualname in CUDA_AVAILABILITY_CALLS:
         return one(Lit(True), (Step(ref.module, resolver.project.call(ref).span, "true whenever a GPU is used"),))
-    if qualname in IDENTITY_CALLS:
+    if qualname in IDENTITY_CALLS or qualname in PASS_THROUGH:
         return _first_arg(resolver, ref, ctx)
     return one(Inst(Ext(qualname), ref, ctx))
 
@@ -307,6 +330,20 @@ def _len(resolver, qualname, ref, ctx) -> Results:
     return UNKNOWN_RESULT
 
 
+def _dataclass_field(resolver, qualname, ref, ctx) -> Results:
+    """``field(default=v)`` is ``v``; ``field(default_factory=f)`` is what ``f()`` builds (the
+    call of ``f`` is this one, which passes nothing ``f`` reads)."""
+    from .resolver import join
+
+    default = _arg(resolver, ref, ctx, -1, "default")
+    if default is not None:
+        return default
+    factory = _arg(resolver, ref, ctx, -1, "default_factory")
+    if factory is None:
+        return UNKNOWN_RESULT
+    return join(resolver.invoke(found, ref, ctx) for found in factory)
+
+
 def _next(resolver, qualname, ref, ctx) -> Results:
     from .resolver import join
 
@@ -348,6 +385,7 @@ def _device(resolver, qualname, ref, ctx) -> Results:
 
 
 CALLS = {
+    "dataclasses.field": _dataclass_field,
     "builtins.int": _int,
     "builtins.round": _int,
     "math.floor": _int,

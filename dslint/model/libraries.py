@@ -38,10 +38,24 @@ from .objects import (
 if TYPE_CHECKING:
     from .resolver import Resolver
 
+# Loader attributes that hold the constructor's argument as given, its default otherwise
+# (``sampler`` and ``collate_fn`` do not: DataLoader replaces a None with its own object).
+PLAIN_ATTRIBUTES = frozenset({"num_workers", "pin_memory", "persistent_workers", "batch_size", "drop_last", "timeout"})
 DATALOADER_POSITIONAL = (
     "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
     "drop_last", "timeout", "worker_init_fn", "multiprocessing_context", "generator",
 )
+
+
+@dataclass(frozen=True)
+class Reseeding:
+    """What a library's default ``worker_init_fn`` reseeds in every worker: it calls ``method``
+    on each object reachable from the dataset that has one (MONAI's ``set_rnd``); the
+    library's own ``bases`` implement that method by replacing ``attributes``."""
+
+    method: str
+    bases: Tuple[str, ...]
+    attributes: Tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -56,30 +70,34 @@ class LoaderSpec:
     renames: Mapping[str, str] = field(default_factory=dict)  # library argument → DataLoader argument
     moves_batches: str = ""  # "" the user does | "non_blocking" the library does, overlapped | "device" it does
     moves_unless: str = ""  # argument that, when false, stops the library from moving batches
-    shards: bool = False  # splits the data across distributed ranks itself
-    sets_epoch: bool = False  # calls set_epoch on the sampler every epoch itself
     thread_workers: str = ""  # "" processes | "always" | argument that turns thread workers on
     ignores_collate: bool = False  # a user collate_fn is replaced by the library's
-    seeds_workers: bool = False  # its default worker_init_fn reseeds every worker
+    reseeding: Optional[Reseeding] = None  # what its default worker_init_fn reseeds per worker
     persistent_auto: bool = False  # persistent_workers only when workers > 0
     iterated_by_framework: bool = False  # user code never iterates it (HF Trainer)
+    fluid: Tuple[str, ...] = ()  # methods that hand back the same loader, one more stage on (webdataset)
+    raises: Mapping[str, str] = field(default_factory=dict)  # argument → the library's own error for it
 
 
 @dataclass(frozen=True)
 class DatasetSpec:
+    """A library dataset that splits its stream across workers itself, unless told not to."""
+
     names: Tuple[str, ...]
     library: str
-    shards_by_worker: bool = False  # splits its stream across workers itself
-    shard_argument: str = ""  # ...unless this argument is given as None/False
+    split_argument: str  # the splitter argument; given as None/False, every worker reads everything
+    split_default: str  # what it is by default (for messages)
 
 
 @dataclass(frozen=True)
 class Wrapper:
-    """A method that takes loaders and hands back ones the framework manages (``accelerator.prepare``)."""
+    """A call that takes loaders and hands back ones the framework manages (``accelerator.prepare``)."""
 
-    names: Tuple[str, ...]  # ``package.Class.method``
+    names: Tuple[str, ...]  # ``package.Class.method`` or ``package.function``
     library: str
     moves_batches: str = "device"
+    moves_when: str = ""  # argument of the call that must be true for it to move batches (default off)
+    moves_unless_owner: str = ""  # argument of the owner's construction that, when false, stops it
     shards: bool = True
     sets_epoch: bool = True
 
@@ -96,42 +114,106 @@ class Hooks:
     sets_epoch: bool = True
 
 
+@dataclass(frozen=True)
+class TrainerSpec:
+    """A trainer whose entry points (``ENTRY_POINTS``) start workers or processes, and what
+    in its construction decides whether they do."""
+
+    names: Tuple[str, ...]
+    library: str
+    config: str = ""  # constructor argument holding a loader configuration (HF ``args``)
+    config_position: int = -1
+    spawn_argument: str = ""  # constructor argument that can choose a spawning launcher...
+    spawn_values: Tuple[str, ...] = ()  # ...by these values (or names starting with them)
+    # constructor arguments the trainer hands to the loaders it builds from ``config``
+    # (HF: ``train_dataset`` is the dataset, ``data_collator`` the ``collate_fn``)
+    loader_arguments: Mapping[str, str] = field(default_factory=dict)
+
+
 TORCH = (
     LoaderSpec(("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"), "torch"),
 )
+WEBDATASET_FLUID = (
+    "batched", "unbatched", "listed", "unlisted", "log_keys", "shuffle", "map", "decode", "map_dict", "select",
+    "to_tuple", "map_tuple", "slice", "rename", "rsample", "rename_keys", "extract_keys", "xdecode", "mcached",
+    "lmdb_cached", "compose", "with_length", "with_epoch", "repeat", "append",
+)
+PYG_GRAPH_LOADER = ("data", "num_neighbors")
 LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
+    # torchdata 0.11: a DataLoader subclass with DataLoader's arguments
     LoaderSpec(("torchdata.stateful_dataloader.StatefulDataLoader",), "torchdata"),
-    LoaderSpec(("webdataset.WebLoader",), "webdataset"),
-    LoaderSpec(("monai.data.DataLoader",), "monai", seeds_workers=True),
-    LoaderSpec(("monai.data.ThreadDataLoader",), "monai", seeds_workers=True, thread_workers="use_thread_workers"),
-    LoaderSpec(("torch_geometric.loader.DataLoader",), "torch_geometric", ignores_collate=True),
-    LoaderSpec(("torch_geometric.loader.NeighborLoader", "torch_geometric.loader.LinkNeighborLoader"),
-               "torch_geometric", positional=("data", "num_neighbors")),
+    # webdataset 1.0.2 compat.py: WebLoader(*args, **kw) wraps DataLoader(*args, **kw) in a pipeline
+    LoaderSpec(("webdataset.WebLoader",), "webdataset", fluid=WEBDATASET_FLUID),
+    # MONAI 1.x dataloader.py: DataLoader(dataset, num_workers=0, **kwargs) defaults collate_fn to
+    # list_data_collate and worker_init_fn to utils.worker_init_fn, which calls set_random_state
+    # (Randomizable: replaces self.R) on every object of the dataset that has it
+    LoaderSpec(("monai.data.DataLoader",), "monai", positional=("dataset", "num_workers"),
+               reseeding=Reseeding("set_random_state", ("monai.transforms.Randomizable",
+                                                        "monai.transforms.RandomizableTransform"), ("R",))),
+    # thread_buffer.py: ThreadDataLoader(dataset, buffer_size, buffer_timeout, repeats, use_thread_workers,
+    # **kwargs); with use_thread_workers and num_workers > 0 workers are threads, persistent_workers forced off
+    LoaderSpec(("monai.data.ThreadDataLoader",), "monai",
+               positional=("dataset", "buffer_size", "buffer_timeout", "repeats", "use_thread_workers"),
+               thread_workers="use_thread_workers",
+               reseeding=Reseeding("set_random_state", ("monai.transforms.Randomizable",
+                                                        "monai.transforms.RandomizableTransform"), ("R",))),
+    # PyG 2.x loader/dataloader.py: DataLoader(dataset, batch_size, shuffle, follow_batch, exclude_keys,
+    # **kwargs) pops collate_fn and uses its Collater; node/link loaders pop it too (collate_fn=self.collate_fn)
+    LoaderSpec(("torch_geometric.loader.DataLoader",), "torch_geometric", ignores_collate=True,
+               positional=("dataset", "batch_size", "shuffle", "follow_batch", "exclude_keys")),
+    LoaderSpec(("torch_geometric.loader.NeighborLoader", "torch_geometric.loader.LinkNeighborLoader",
+                "torch_geometric.loader.HGTLoader", "torch_geometric.loader.NodeLoader",
+                "torch_geometric.loader.LinkLoader"), "torch_geometric", positional=PYG_GRAPH_LOADER,
+               ignores_collate=True),
+    # timm 1.0 data/loader.py: num_workers=1, pin_memory=False, persistent_workers=persistent_workers and
+    # num_workers > 0; with use_prefetcher (default) PrefetchLoader copies batches with non_blocking=True
     LoaderSpec(("timm.data.create_loader",), "timm", kind="factory",
                positional=("dataset", "input_size", "batch_size"),
                defaults={"num_workers": 1, "pin_memory": False}, moves_batches="non_blocking",
                moves_unless="use_prefetcher", persistent_auto=True),
+    # transformers 5.x: the Trainer builds DataLoader(dataset, num_workers=args.dataloader_num_workers, ...)
+    # and hands it to accelerate, which moves the batches
     LoaderSpec(("transformers.TrainingArguments", "transformers.training_args.TrainingArguments",
                 "transformers.Seq2SeqTrainingArguments"), "transformers", kind="config", positional=(),
                defaults={"pin_memory": True},
                renames={"dataloader_num_workers": "num_workers", "dataloader_pin_memory": "pin_memory",
                         "dataloader_persistent_workers": "persistent_workers",
-                        "dataloader_prefetch_factor": "prefetch_factor", "dataloader_drop_last": "drop_last"},
-               moves_batches="device", shards=True, sets_epoch=True, seeds_workers=True,
-               iterated_by_framework=True),
+                        "dataloader_prefetch_factor": "prefetch_factor", "dataloader_drop_last": "drop_last",
+                        "dataloader_multiprocessing_context": "multiprocessing_context"},
+               moves_batches="device", iterated_by_framework=True,
+               raises={"prefetch_factor": "ValueError: --dataloader_prefetch_factor can only be set when data is "
+                                          "loaded in a different process"}),
 )
 DATASETS: Tuple[DatasetSpec, ...] = (
-    DatasetSpec(("webdataset.WebDataset", "webdataset.DataPipeline"), "webdataset", shards_by_worker=True,
-                shard_argument="workersplitter"),
+    # webdataset 1.0.2 compat.py: WebDataset(..., workersplitter=shardlists.split_by_worker); a false
+    # splitter appends no split stage
+    DatasetSpec(("webdataset.WebDataset",), "webdataset", "workersplitter", "`wds.split_by_worker`"),
 )
 WRAPPERS: Tuple[Wrapper, ...] = (
-    Wrapper(("accelerate.Accelerator.prepare", "accelerate.Accelerator.prepare_data_loader"), "accelerate"),
+    # accelerate 1.15: DataLoaderShard/DataLoaderDispatcher shard, call set_epoch on each new iteration and
+    # move batches to the device (Accelerator(device_placement=False) turns that off)
+    Wrapper(("accelerate.Accelerator.prepare", "accelerate.Accelerator.prepare_data_loader"), "accelerate",
+            moves_unless_owner="device_placement"),
+    # data_loader.prepare_data_loader(..., put_on_device=False): shards, moves only when asked
+    Wrapper(("accelerate.data_loader.prepare_data_loader",), "accelerate", moves_when="put_on_device"),
 )
+# Calls that hand back the loader they are given, as it was (managed or not).
+PASS_THROUGH = ("accelerate.Accelerator.skip_first_batches", "accelerate.skip_first_batches",
+                "accelerate.data_loader.skip_first_batches")
 HOOKS: Tuple[Hooks, ...] = (
     Hooks(("lightning.LightningModule", "lightning.LightningDataModule", "lightning.pytorch.LightningModule",
            "lightning.pytorch.LightningDataModule", "pytorch_lightning.LightningModule",
            "pytorch_lightning.LightningDataModule"),
           ("train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"), "lightning"),
+)
+TRAINERS: Tuple[TrainerSpec, ...] = (
+    # transformers 5.x: Trainer(model, args, ...) without args uses TrainingArguments() (zero workers)
+    TrainerSpec(("transformers.Trainer", "transformers.Seq2SeqTrainer"), "transformers",
+                config="args", config_position=1,
+                loader_arguments={"train_dataset": "dataset", "data_collator": "collate_fn"}),
+    # Lightning 2.6 strategies/ddp.py: the ddp_spawn* strategies start one process per device with spawn
+    TrainerSpec(("lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"), "lightning",
+                spawn_argument="strategy", spawn_values=("ddp_spawn",)),
 )
 # Training-library entry points that start DataLoader workers: ``package.Class.method``
 # (``Class(...).method()`` or ``Class.classmethod(...).method()``). Extended by the
@@ -191,8 +273,10 @@ def matches(qualname: str, names: Iterable[str]) -> bool:
 
 class Libraries:
     def __init__(self, loader_classes: Sequence[str] = (), loader_factories: Sequence[str] = ()):
+        # configured loaders take DataLoader's arguments; a factory's only positional is the dataset
         extra = tuple(LoaderSpec((name,), "project configuration") for name in loader_classes)
-        extra += tuple(LoaderSpec((name,), "project configuration", kind="factory") for name in loader_factories)
+        extra += tuple(LoaderSpec((name,), "project configuration", kind="factory", positional=("dataset",))
+                       for name in loader_factories)
         self.loaders = LOADERS + extra
         self._spec_memo: Dict[object, Optional[LoaderSpec]] = {}
 
@@ -207,18 +291,36 @@ class Libraries:
     def dataset_spec(self, qualname: str) -> Optional[DatasetSpec]:
         return next((s for s in DATASETS if matches(qualname, s.names)), None)
 
+    def trainer_spec(self, qualname: str) -> Optional[TrainerSpec]:
+        return next((s for s in TRAINERS if matches(qualname.replace("()", ""), s.names)), None)
+
     def loader_spec(self, resolver: "Resolver", inst: Inst) -> Optional[LoaderSpec]:
-        """The spec of a loader instance: its own class, or a loader class among its bases."""
+        """The spec of a loader instance: its own class, or a loader class among its bases (see
+        ``project_spec`` for project classes that are named loaders themselves)."""
         cls = inst.cls
         if isinstance(cls, Ext):
             return self.spec_named(cls.qualname)
         if isinstance(cls, Cls):
             for item in resolver.mro(cls):
-                if isinstance(item, Ext):
-                    spec = self.spec_named(item.qualname)
-                    if spec is not None and spec.kind == "class":
-                        return spec
+                spec = self.spec_named(item.qualname) if isinstance(item, Ext) else self.project_spec(resolver, item)
+                if spec is not None and (spec.kind == "class" or item == cls):
+                    return spec
         return None
+
+    def project_spec(self, resolver: "Resolver", cls) -> Optional[LoaderSpec]:
+        """The spec of a project class that is itself a named loader: one in ``loader-classes``,
+        or a library's own class when the library's source is what is linted."""
+        if not isinstance(cls, Cls):
+            return None
+        dotted = self._dotted(resolver, cls)
+        if "." not in dotted:
+            return None
+        return self.spec_named(dotted)
+
+    @staticmethod
+    def _dotted(resolver: "Resolver", cls: Cls) -> str:
+        info = resolver.project.modules.get(cls.module)
+        return f"{info.name}.{cls.qualname}" if info is not None else cls.qualname
 
     def wrapper_named(self, qualname: str) -> Optional[Wrapper]:
         return next((w for w in WRAPPERS if matches(qualname, w.names)), None)
@@ -227,8 +329,10 @@ class Libraries:
     def instance_attribute(self, resolver: "Resolver", inst: Inst, name: str) -> Optional[Results]:
         spec = self.loader_spec(resolver, inst)
         if spec is not None:
-            from .loaders import loader_argument
+            from .loaders import loader_argument, loader_value
 
+            if name in PLAIN_ATTRIBUTES:  # ``loader.num_workers``: the argument, else its default
+                return loader_value(resolver, inst, name)
             return loader_argument(resolver, inst, name) or UNKNOWN_RESULT
         # a method or attribute of an outside object: ``cap.read`` on a ``cv2.VideoCapture``
         return (Found(Ext(f"{inst.cls.qualname}().{name}")),)
@@ -241,11 +345,17 @@ class Libraries:
                         else (Found(Inst(Ext("argparse.parse_known_args"), ref, ctx)),))
             if name in ("add_argument_group", "add_mutually_exclusive_group"):
                 return (Found(inst),)
-        wrapper = self.wrapper_named(f"{qualname}.{name}")
+        method = f"{qualname}.{name}"
+        wrapper = self.wrapper_named(method)
         if wrapper is not None:
-            return (Found(Inst(Ext(f"{qualname}.{name}"), ref, ctx)),)
-        if name == "__iter__" and self.loader_spec(resolver, inst) is not None:
+            return (Found(Inst(Ext(method), ref, ctx)),)
+        if matches(method, PASS_THROUGH):
+            return resolver.keyword_at(ref, ctx, "dataloader", 0) or UNKNOWN_RESULT
+        spec = self.loader_spec(resolver, inst)
+        if spec is not None and name == "__iter__":
             return (Found(Batch(inst)),)
+        if spec is not None and name in spec.fluid:
+            return (Found(inst),)  # ``WebLoader(...).with_epoch(n)``: the same loader, one stage on
         return None
 
     def iterate(self, resolver: "Resolver", inst: Inst) -> Optional[Results]:
@@ -287,17 +397,65 @@ class Libraries:
         if index >= len(site.args):
             return UNKNOWN_RESULT
         wrapper = self.wrapper_named(inst.cls.qualname)
+        moves = wrapper.moves_batches if self._moves(resolver, inst, wrapper) else ""
+        what = "moves, shards and sets the epoch" if moves else "shards and sets the epoch"
         step = Step(inst.site.module, site.span, f"handed to `{inst.cls.qualname.rpartition('.')[2]}` "
-                                                 f"({wrapper.library} moves, shards and sets the epoch)")
-        return tuple(Found(_managed(f.obj, wrapper), (step,) + f.trail)
+                                                 f"({wrapper.library} {what})")
+        return tuple(Found(_managed(f.obj, wrapper, moves), (step,) + f.trail)
                      for f in resolver.eval(site.args[index], ctx))
 
+    @staticmethod
+    def _moves(resolver: "Resolver", inst: Inst, wrapper: Wrapper) -> bool:
+        """Whether the wrapper moves batches here: ``put_on_device=True`` given, or its owner not
+        built with ``device_placement=False``."""
+        from .externals import truthiness
 
-def _managed(obj, wrapper: Wrapper):
+        if wrapper.moves_when:
+            given = resolver.keyword_at(inst.site, inst.ctx, wrapper.moves_when)
+            return given is not None and truthiness(given) == "true"
+        if wrapper.moves_unless_owner:
+            func = resolver.project.call(inst.site).func
+            ctx = inst.ctx or Ctx(inst.site.module, resolver.project.call(inst.site).scope)
+            for found in resolver.eval(func.base, ctx) if hasattr(func, "base") else ():
+                owner = found.obj
+                if isinstance(owner, Inst) and owner.site is not None:
+                    given = resolver.keyword_at(owner.site, owner.ctx, wrapper.moves_unless_owner, 0)
+                    if given is not None and truthiness(given) == "false":
+                        return False
+        return True
+
+    # trainers -----------------------------------------------------------------------------
+    def trainer_start(self, resolver: "Resolver", trainer: Inst) -> Optional[str]:
+        """How a trainer's entry point starts processes: "spawn" (a process per device, started
+        with spawn), "workers" (loader workers), "" (none: its loader configuration has zero
+        workers) or None when nothing in its construction says more than the entry point."""
+        spec = self.trainer_spec(trainer.cls.qualname) if isinstance(trainer.cls, Ext) else None
+        if spec is None or trainer.site is None:
+            return None
+        if spec.spawn_argument:
+            given = resolver.keyword_at(trainer.site, trainer.ctx, spec.spawn_argument) or ()
+            if any(isinstance(f.obj, Lit) and isinstance(f.obj.value, str) and f.obj.value.startswith(spec.spawn_values)
+                   for f in given):
+                return "spawn"
+        if spec.config:
+            from .loaders import workers
+
+            given = resolver.keyword_at(trainer.site, trainer.ctx, spec.config, spec.config_position)
+            if given is None:
+                return ""  # the default configuration: zero workers
+            configs = [f.obj for f in given if isinstance(f.obj, Inst) and self.loader_spec(resolver, f.obj)]
+            if len(configs) == len(given) and all(workers(resolver, c).zero for c in configs):
+                return ""
+            return "workers"
+        return None
+
+
+def _managed(obj, wrapper: Wrapper, moves: str):
     """A loader handed back by a framework keeps its identity but says who manages it."""
     if isinstance(obj, Inst):
-        return Managed(obj, wrapper.library, wrapper.moves_batches, wrapper.shards, wrapper.sets_epoch)
+        return Managed(obj, wrapper.library, moves, wrapper.shards, wrapper.sets_epoch)
     return obj
 
 
-__all__ = ["Libraries", "LoaderSpec", "DatasetSpec", "Wrapper", "Hooks", "matches", "Lit", "Iterated"]
+__all__ = ["Libraries", "LoaderSpec", "DatasetSpec", "Wrapper", "Hooks", "TrainerSpec", "Reseeding", "matches",
+           "Lit", "Iterated"]

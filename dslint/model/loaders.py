@@ -46,17 +46,27 @@ def sources(resolver: "Resolver", inst: Inst) -> List[Source]:
     if inst.site is None:
         return []
     if isinstance(inst.cls, Cls):
-        for item in resolver.mro(inst.cls):
-            if isinstance(item, Ext):
-                break
-            init = resolver.method(item, "__init__") if isinstance(item, Cls) else None
-            if init is not None and init.qualname == f"{item.qualname}.__init__":
-                return _super_call(resolver, inst, init)
+        own = _own_init_sources(resolver, inst)
+        if own is not None:
+            return own
     found = [Source(inst.site, inst.ctx)]
     partial = _partial_source(resolver, inst)
     if partial is not None:
         found.append(partial)
     return found
+
+
+def _own_init_sources(resolver: "Resolver", inst: Inst) -> Optional[List[Source]]:
+    """The ``super().__init__(...)`` of the first project class defining ``__init__``; None
+    when the construction itself gives the arguments (no such class, or a named loader class
+    of the project: one in ``loader-classes``, a library's own when its source is linted)."""
+    for item in resolver.mro(inst.cls):
+        if isinstance(item, Ext) or resolver.libraries.project_spec(resolver, item) is not None:
+            return None
+        init = resolver.method(item, "__init__") if isinstance(item, Cls) else None
+        if init is not None and init.qualname == f"{item.qualname}.__init__":
+            return _super_call(resolver, inst, init)
+    return None
 
 
 def _super_call(resolver: "Resolver", inst: Inst, init) -> List[Source]:
@@ -102,7 +112,46 @@ def loader_argument(resolver: "Resolver", inst, name: str) -> Optional[Results]:
                                     position + source.shift if position is not None else None)
         if found is not None:
             return found
+    if spec.kind == "config":
+        return _trainer_argument(resolver, inst, name)
     return None
+
+
+def _trainer_argument(resolver: "Resolver", config: Inst, name: str) -> Optional[Results]:
+    """What the trainers built with the loader configuration ``config`` give the loaders they
+    build (``Trainer(args=config, train_dataset=ds, data_collator=f)``: the dataset, the
+    ``collate_fn``)."""
+    from .libraries import TRAINERS
+    from .resolver import join
+
+    parts = []
+    for spec in TRAINERS:
+        keys = [key for key, meaning in spec.loader_arguments.items() if meaning == name]
+        if not keys or not spec.config:
+            continue
+        for site, ctx in trainers_built_with(resolver, spec, config):
+            for key in keys:
+                found = resolver.keyword_at(site, ctx, key)
+                if found is not None:
+                    parts.append(found)
+    return join(parts) if parts else None
+
+
+def trainers_built_with(resolver: "Resolver", spec, config: Inst) -> List[Tuple[SiteRef, Ctx]]:
+    """Constructions of a trainer of ``spec`` whose configuration argument is ``config``."""
+    names = {name.rpartition(".")[2] for name in spec.names}
+    out = []
+    for name in sorted(names):
+        for ref in resolver.project.calls_named(name):
+            site = resolver.project.call(ref)
+            ctx = Ctx(ref.module, site.scope)
+            if not any(isinstance(f.obj, Ext) and resolver.libraries.trainer_spec(f.obj.qualname) is spec
+                       for f in resolver.eval(site.func, ctx)):
+                continue
+            given = resolver.keyword_at(ref, ctx, spec.config, spec.config_position if spec.config_position >= 0 else None)
+            if given is not None and any(isinstance(f.obj, Inst) and f.obj.site == config.site for f in given):
+                out.append((ref, ctx))
+    return out
 
 
 def loader_value(resolver: "Resolver", inst, name: str) -> Results:
@@ -112,10 +161,23 @@ def loader_value(resolver: "Resolver", inst, name: str) -> Results:
         return found
     base = base_loader(inst)
     spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
+    own = _own_default(resolver, base, name) if base is not None else None
+    if own is not None:
+        return own
     default = spec.defaults.get(name, DATALOADER_DEFAULTS.get(name)) if spec is not None else DATALOADER_DEFAULTS.get(name)
     if spec is not None and spec.persistent_auto and name == "persistent_workers":
         return (Found(Lit(False)),)  # the library turns it on only when workers > 0
     return (Found(Lit(default)),)
+
+
+def _own_default(resolver: "Resolver", inst: Inst, name: str) -> Optional[Results]:
+    """The default of parameter ``name`` of a named project loader class's ``__init__``."""
+    if resolver.libraries.project_spec(resolver, inst.cls) is None:
+        return None
+    init = resolver.method(inst.cls, "__init__")
+    function = resolver.project.function(init.module, init.qualname) if init is not None else None
+    param = next((p for p in function.params if p.name == name), None) if function is not None else None
+    return resolver.default(function, param, init.module) if param is not None else None
 
 
 def classify_workers(obj) -> str:
@@ -136,6 +198,13 @@ class Workers(NamedTuple):
 
     kinds: Dict[str, Trail]
     threads: bool = False  # workers are threads (nothing is pickled or forked)
+    single: bool = False  # every positive count is the literal 1
+
+    @property
+    def several(self) -> bool:
+        """Several worker processes run, each with its own copy of the dataset: the count is
+        known positive and not only 1 (an unknown count stays unknown)."""
+        return self.positive and not self.threads and not self.single
 
     @property
     def zero(self) -> bool:
@@ -169,9 +238,13 @@ class Workers(NamedTuple):
 
 def workers(resolver: "Resolver", loader) -> Workers:
     kinds: Dict[str, Trail] = {}
+    single = True
     for found in loader_value(resolver, loader, "num_workers"):
-        kinds.setdefault(classify_workers(found.obj), found.trail)
-    return Workers(kinds, uses_threads(resolver, loader))
+        kind = classify_workers(found.obj)
+        kinds.setdefault(kind, found.trail)
+        if kind == POSITIVE and not (isinstance(found.obj, Lit) and found.obj.value == 1):
+            single = False
+    return Workers(kinds, uses_threads(resolver, loader), single)
 
 
 def uses_threads(resolver: "Resolver", loader) -> bool:
@@ -312,19 +385,86 @@ def when_workers_zero(resolver: "Resolver", inst, name: str) -> Tuple[Optional[R
         zeroed = substitute(value, workers.value, Const(0))
         tested = zeroed is not value and zeroed != value
         value = zeroed
-    step = Step(given.site.module, given.span, f"`{name}`")
+    step = Step(given.site.module, given.span, f"argument `{name}`")
     return tuple(Found(f.obj, (step,) + f.trail) for f in resolver.eval(value, given.ctx)), tested
 
 
 def fix_facts(resolver: "Resolver", inst) -> dict:
     """What a keyword fixer needs: whether the loader takes DataLoader's positional
     arguments, and the worker-count expression when it is written somewhere."""
+    from .libraries import DATALOADER_POSITIONAL
+
     base = base_loader(inst)
     spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
-    known = spec is not None and spec.kind == "class" and isinstance(base.cls, Ext) and spec.positional[:1] == ("dataset",)
+    known = spec is not None and spec.kind == "class" and isinstance(base.cls, Ext) and \
+        spec.positional == DATALOADER_POSITIONAL
     given = argument_source(resolver, inst, "num_workers")
     source = None
     if given is not None:
         text = resolver.project.text_of(given.site.module, given.span)
         source = text.split("=", 1)[1].strip() if "=" in text.split("(")[0] else text
     return {"known_loader": known, "workers_source": source}
+
+
+# what the libraries change ------------------------------------------------------------------
+def written_name(resolver: "Resolver", loader, name: str) -> str:
+    """The name the loader's library gives DataLoader argument ``name`` (``dataloader_num_workers``)."""
+    spec = spec_of(resolver, loader)
+    renamed = {v: k for k, v in spec.renames.items()} if spec is not None else {}
+    return renamed.get(name, name)
+
+
+def error_for(resolver: "Resolver", loader, name: str, default: str) -> str:
+    """The error a bad ``name`` raises: the library's own check (HF ``TrainingArguments``), or torch's."""
+    spec = spec_of(resolver, loader)
+    return spec.raises.get(name, default) if spec is not None else default
+
+
+def reseeded_by_library(resolver: "Resolver", loader, obj) -> Tuple[frozenset, Optional[object]]:
+    """What the loader's default ``worker_init_fn`` reseeds on ``obj`` in every worker: the
+    attributes a library base class replaces, and the project's own reseeding method (a
+    Func) when the class defines it. Nothing when the user gives a ``worker_init_fn``."""
+    spec = spec_of(resolver, loader)
+    reseeding = spec.reseeding if spec is not None else None
+    if reseeding is None or not isinstance(obj, Inst) or not isinstance(obj.cls, Cls) \
+            or loader_argument(resolver, loader, "worker_init_fn") is not None:
+        return frozenset(), None
+    from .libraries import matches
+
+    attributes = frozenset()
+    if any(isinstance(item, Ext) and matches(item.qualname, reseeding.bases) for item in resolver.mro(obj.cls)):
+        attributes = frozenset(reseeding.attributes)
+    return attributes, resolver.method(obj.cls, reseeding.method)
+
+
+class UnsplitDataset(NamedTuple):
+    """A library dataset whose worker splitter is turned off, where that is written."""
+
+    spec: object  # libraries.DatasetSpec
+    module: str
+    span: object
+
+
+def unsplit_dataset(resolver: "Resolver", obj) -> Optional[UnsplitDataset]:
+    """``wds.WebDataset(urls, workersplitter=None)`` (through any ``.shuffle(...).decode()``
+    stages): every worker reads every shard."""
+    from .externals import truthiness
+
+    for _ in range(12):
+        if not isinstance(obj, Inst) or not isinstance(obj.cls, Ext) or obj.site is None:
+            return None
+        spec = resolver.libraries.dataset_spec(obj.cls.qualname)
+        site = resolver.project.call(obj.site)
+        if spec is not None and "()" not in obj.cls.qualname:
+            for (key, value), span in zip(site.keywords, site.keyword_spans):
+                if key == spec.split_argument:
+                    ctx = obj.ctx or Ctx(obj.site.module, site.scope)
+                    if truthiness(resolver.eval(value, ctx)) == "false":
+                        return UnsplitDataset(spec, obj.site.module, span)
+            return None
+        if "()." not in obj.cls.qualname or not isinstance(site.func, Attr):
+            return None
+        ctx = obj.ctx or Ctx(obj.site.module, site.scope)
+        receivers = [f.obj for f in resolver.eval(site.func.base, ctx)]
+        obj = receivers[0] if len(receivers) == 1 else None
+    return None

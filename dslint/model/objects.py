@@ -185,6 +185,14 @@ class Namespace(NamedTuple):
     digest: int = 0  # the hash, computed once (see ``nested``)
 
 
+class Hparams(NamedTuple):
+    """``self.hparams`` of a Lightning module whose ``__init__`` calls ``save_hyperparameters()``:
+    its attributes are ``__init__``'s arguments as ``inst`` was built."""
+
+    inst: Inst
+    digest: int = 0  # the hash, computed once (see ``nested``)
+
+
 class Kwargs(NamedTuple):
     """The ``**kwargs`` parameter of ``func`` as bound at ``ctx.call``."""
 
@@ -213,6 +221,8 @@ def level_of(obj) -> int:
             obj = obj.loader
         elif kind is Namespace:
             obj = obj.parser
+        elif kind is Hparams:
+            obj = obj.inst
         elif kind is Iterated:
             obj = obj.base
         else:
@@ -221,7 +231,7 @@ def level_of(obj) -> int:
 
 
 Obj = Union[Lit, PositiveInt, Top, Func, Cls, Ext, Mod, Inst, Bound, Container, Managed, Batch, Iterated, Gen, Namespace,
-            Kwargs, Varargs]
+            Hparams, Kwargs, Varargs]
 TOP = Top()
 distinct_types(SiteRef, Lit, PositiveInt, Top, Func, Cls, Ext, Mod)
 
@@ -259,7 +269,8 @@ def nested(*classes, by_identity=()) -> None:
         cls.__ne__ = __ne__
     
 
-nested(Inst, Bound, Container, Managed, Batch, Iterated, Gen, Namespace, Kwargs, Varargs, by_identity=("value",))
+nested(Inst, Bound, Container, Managed, Batch, Iterated, Gen, Namespace, Hparams, Kwargs, Varargs,
+       by_identity=("value",))
 Ctx.__hash__ = Inst.__hash__
 Ctx.__eq__ = Inst.__eq__
 Ctx.__ne__ = Inst.__ne__

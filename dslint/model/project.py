@@ -114,7 +114,11 @@ class Project:
     def build(cls, files: Iterable[Tuple[str, Optional[ModuleSummary], str]], sources: Sources) -> "Project":
         """``files``: (path, summary or None when it was skipped, the command-line root it came from)."""
         project = cls(sources=sources)
+        files = list(files)
+        present = {os.path.abspath(path) for path, _, _ in files}
         for path, summary, given in files:
+            if path.endswith(".pyi") and os.path.abspath(path)[:-1] in present:
+                continue  # Python imports the module, not its stub
             project.add(path, summary, given)
         return project
 

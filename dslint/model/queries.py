@@ -17,10 +17,12 @@ Rules combine these with the resolver's answers; they hold no facts of their own
 
 from __future__ import annotations
 
+import re
 from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
-from ..analysis.values import Attr, Call, Imported, Name, last_name
+from ..analysis.values import Attr, Call, Const, Imported, Item, Name, Starred, dotted, last_name
+from . import externals
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
 from .objects import (
@@ -39,9 +41,10 @@ from .objects import (
     SiteRef,
     Step,
     Trail,
+    UNKNOWN_RESULT,
 )
 from .project import Project, sites_in_scope
-from .resolver import Resolver, join
+from .resolver import Resolver, extend, join
 
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
@@ -59,6 +62,49 @@ ITERATING_CALLS = frozenset({"builtins.iter", "builtins.list", "builtins.tuple",
 MOVE_METHODS = ("to", "cuda", "type")
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
+
+
+DATA_PARALLEL = frozenset({
+    "torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel",
+    "torch.nn.DistributedDataParallel",
+    "torch.distributed.fsdp.FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+    "apex.parallel.DistributedDataParallel",
+})
+RANK_BLIND_SAMPLERS = frozenset({"RandomSampler", "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+                                 "BatchSampler"})
+RANK_BLIND_DATASET_PACKAGES = ("torch.utils.data", "torchvision.datasets")
+RANK_WORDS = ("rank", "world", "replica", "shard", "process_index", "num_processes")
+
+
+def _rank_word(name: str) -> bool:
+    """A name or string that speaks of distributed ranks (``local_rank``, ``WORLD_SIZE``, ``num_shards``)."""
+    lowered = name.lower()
+    return any(word in lowered for word in RANK_WORDS)
+
+
+def _trains(site: CallSite) -> bool:
+    """A call that only training does: ``loss.backward()``, ``optimizer.step()``/``zero_grad()``."""
+    name = last_name(site.func)
+    receiver = (dotted(site.func.base) or "") if isinstance(site.func, Attr) else ""
+    return name == "backward" or (name in ("step", "zero_grad") and "optim" in receiver.lower())
+
+
+def kept_arguments(site: CallSite, shift: int = 0) -> list:
+    """(value, span, note) of the arguments of a call building an outside object that it may keep."""
+    out = [(value, span, "argument") for value, span in zip(site.args[shift:], site.arg_spans[shift:])]
+    out += [(value, span, f"argument `{key}`" if key else "argument")
+            for (key, value), span in zip(site.keywords, site.keyword_spans) if key not in externals.CONSUMED_KEYWORDS]
+    return out
+
+
+def is_test_module(path: str) -> bool:
+    """A module of a test suite: under a ``tests``/``test`` folder, or ``test_*.py``,
+    ``*_test.py``, ``conftest.py``."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1].rsplit(".", 1)[0]
+    return (any(p in ("tests", "test", "testing") for p in parts[:-1]) or name.startswith("test_")
+            or name.endswith("_test") or name == "conftest")
 
 
 class Iteration(NamedTuple):
@@ -94,6 +140,30 @@ class Move(NamedTuple):
     method: str
     non_blocking: str  # true | false | unknown
     trail: Trail
+
+
+class FreshIterator(NamedTuple):
+    """A new iterator of a loader made, and drawn from, on every pass of a loop that repeats."""
+
+    loader: object  # Inst or Managed
+    module: str
+    scope: str
+    span: object  # the ``iter()`` call
+    call: int  # its index in the module's call table
+    drawn: Step  # the ``next()`` that takes one batch from it
+    repeat: Epochs  # what runs it again and again (a loop, or a caller's loop)
+    trail: Trail
+
+
+class DatasetChange(NamedTuple):
+    """The main process changing, once per epoch, an object the loader's workers use."""
+
+    module: str
+    span: object  # the assignment or the call
+    obj: Inst  # the dataset (or transform) changed
+    attr: str  # the attribute the workers read
+    store: bool  # an assignment (else a call of a method that assigns it)
+    trail: Trail  # the calls from the epoch loop to it, then where the method assigns
 
 
 class WorkerFunction(NamedTuple):
@@ -244,8 +314,22 @@ class Model:
         spec = self.spec(base)
         if spec is not None and spec.iterated_by_framework:
             return spec.library
-        site = self.project.call(base.site)
-        return self._hooked(base.site.module, site.scope)
+        return self._framework_hook(base)
+
+    def _framework_hook(self, base: Inst) -> Optional[str]:
+        """The framework whose hook built ``base`` when the framework calls that hook; a hook
+        the project calls itself hands its loop and its batches to the project."""
+        ctx = base.ctx
+        if ctx is None:
+            return self._hooked(base.site.module, self.project.call(base.site).scope)
+        while ctx is not None:
+            library = self._hooked(ctx.module, ctx.scope)
+            if library is not None:
+                return library if ctx.call is None else None
+            if ctx.call is None:
+                return None
+            ctx = ctx.caller
+        return None
 
     def _hooked(self, module: str, scope: str) -> Optional[str]:
         """A loader built in a framework hook (Lightning's ``train_dataloader``) is the framework's."""
@@ -402,6 +486,387 @@ class Model:
                             found.append((SiteRef(callee.module, inner_index), inner_site))
         return found
 
+    # what the main process does between steps and epochs (issue 17) ---------------------------
+    def fresh_iterators(self) -> List["FreshIterator"]:
+        """Where a loader's iterator is created and drawn from in the same pass of a loop that
+        repeats (``next(iter(loader))``, or ``it = iter(loader)`` then ``next(it)`` every pass):
+        each pass starts the loader's workers anew for one batch. An iterator created only on
+        some passes (under an ``if``, in an ``except StopIteration``) and kept across them, or
+        one drained by an inner loop, is a normal epoch, not this."""
+        found = getattr(self, "_fresh", None)
+        if found is not None:
+            return found
+        found = []
+        for ref in self.project.calls_named("iter"):
+            site = self.project.call(ref)
+            if len(site.args) != 1 or not isinstance(site.func, Name):
+                continue
+            ctx = Ctx(ref.module, site.scope)
+            if not any(isinstance(f.obj, Ext) and f.obj.qualname == "builtins.iter"
+                       for f in self.resolver.eval(site.func, ctx)):
+                continue
+            loaders = [(f.obj, f.trail) for f in self.resolver.eval(site.args[0], ctx)
+                       if isinstance(f.obj, Managed) or (isinstance(f.obj, Inst) and self.resolver.is_loader(f.obj))]
+            if not loaders:
+                continue
+            drawn = self._drawn_in_same_pass(ref, site)
+            if drawn is None:
+                continue
+            for loader, trail in loaders:
+                iteration = Iteration(loader, ref.module, site.scope, site.span, None, ref.index, trail)
+                repeat = self.epoch_loop(iteration)
+                if repeat is not None:
+                    found.append(FreshIterator(loader, ref.module, site.scope, site.span, ref.index, drawn, repeat, trail))
+        self._fresh = found
+        return found
+
+    def _drawn_in_same_pass(self, ref: SiteRef, site: CallSite) -> Optional[Step]:
+        """The ``next()`` that takes a batch from the iterator ``iter()`` made at ``ref`` in the
+        same pass: the call around it (``next(iter(loader))``), or, for an iterator created on
+        every pass of a loop (not conditionally) or on every call of a function without a loop
+        around it, a ``next(it)`` in that same loop (or function) and not in a loop inside it."""
+        summary = self.project.summary(ref.module)
+        for index in sites_in_scope(self.project, ref.module, site.scope):
+            outer = summary.calls[index]
+            if outer.args and outer.args[0] == Call(ref.index) and self._is_next(outer, ref.module):
+                return Step(ref.module, outer.span, "one batch taken from it")
+        loop = self._enclosing_loop(ref.module, site.loop)
+        if not self._every_pass(ref.module, site, loop[1] if loop else None):
+            return None
+        for index in sites_in_scope(self.project, ref.module, site.scope):
+            outer = summary.calls[index]
+            if index == ref.index or self._enclosing_loop(ref.module, outer.loop) != loop:
+                continue
+            receiver = outer.args[0] if outer.args and self._is_next(outer, ref.module) else (
+                outer.func.base if isinstance(outer.func, Attr) and outer.func.name in ("next", "__next__") else None)
+            if receiver is None:
+                continue
+            for found in self.resolver.eval(receiver, Ctx(ref.module, site.scope)):
+                if isinstance(found.obj, Inst) and found.obj.site == ref:
+                    return Step(ref.module, outer.span, "one batch taken from it")
+        return None
+
+    def _is_next(self, site: CallSite, module: str) -> bool:
+        return isinstance(site.func, Name) and site.func.id == "next" and any(
+            isinstance(f.obj, Ext) and f.obj.qualname == "builtins.next"
+            for f in self.resolver.eval(site.func, Ctx(module, site.scope)))
+
+    def _every_pass(self, module: str, site: CallSite, loop: Optional[Loop]) -> bool:
+        """Whether ``site`` runs on every pass of ``loop`` (every call of its function when
+        ``loop`` is None): no branch, handler or inner loop holds it."""
+        function = self.project.function(module, site.scope) if site.scope else None
+        blocks = function.blocks if function is not None else self.project.summary(module).blocks
+        if loop is None:
+            return function is not None and not any(b[1] <= site.span.row <= b[2] for b in blocks)
+        inside = [b for b in blocks if b[1] <= site.span.row <= b[2] and loop.span.row <= b[1] and b[2] <= loop.end_row]
+        return len(inside) <= 1
+
+    def worker_state(self, loader) -> Dict[Tuple[object, SiteRef], Tuple[Inst, Set[str]]]:
+        """The objects whose methods the loader's workers run (the dataset, the datasets it
+        wraps, transforms), by (class, construction site), with the ``self`` attributes those
+        methods read: what every worker holds its own copy of."""
+        out: Dict[Tuple[object, SiteRef], Tuple[Inst, Set[str]]] = {}
+        for function in self.worker_code(loader):
+            obj = function.self_obj
+            if not isinstance(obj, Inst) or not isinstance(obj.cls, Cls) or obj.site is None:
+                continue
+            summary = self.function_summary(function.func)
+            entry = out.setdefault((obj.cls, obj.site), (obj, set()))
+            if summary is not None:
+                entry[1].update(summary.self_reads)
+        return out
+
+    def dataset_changes(self, loader, repeat: Epochs) -> List["DatasetChange"]:
+        """What the main process does once per epoch (in the loop ``repeat`` or the function
+        called once per epoch, and in the functions they call) to an object the loader's
+        workers use: assigning one of its attributes (``loader.dataset.epoch = e``) or calling
+        one of its methods that assigns ``self.<attr>`` (``dataset.set_epoch(e)``), where the
+        workers' code reads that attribute."""
+        state = self.worker_state(loader)
+        if not state:
+            return []
+        found: List[DatasetChange] = []
+        for region in self._epoch_regions(repeat):
+            for module, scope, first, last, ctx, trail in self._code_run_by(*region, depth=2):
+                own = ctx.self_obj
+                if isinstance(own, Inst) and (own.cls, own.site) in state:
+                    continue  # the object's own method: its call is the change (``set_epoch``)
+                found.extend(self._changes_in(module, scope, first, last, ctx, trail, state))
+        return found
+
+    def _epoch_regions(self, repeat: Epochs) -> List[Tuple[str, str, int, int]]:
+        """(module, scope, first row, last row) of the code run once per epoch: the epoch
+        loop; or the function taking the epoch as a parameter and the loops of its callers
+        around the call."""
+        if repeat.loop is not None:
+            return [(repeat.module, repeat.loop.scope, repeat.loop.span.row, repeat.loop.end_row)]
+        summary = self.project.summary(repeat.module)
+        where = repeat.trail[-1].span if repeat.trail else None
+        for function in summary.functions.values():
+            if any(p.name == repeat.parameter and p.span == where for p in function.params):
+                break
+        else:
+            return []
+        regions = [(repeat.module, function.qualname, function.span.row, function.end_row)]
+        for site, _ in self.resolver.callers(Func(repeat.module, function.qualname)):
+            around = self._enclosing_loop(site.module, self.project.call(site).loop)
+            if around is not None:
+                loop = around[1]
+                regions.append((site.module, loop.scope, loop.span.row, loop.end_row))
+        return regions
+
+    def _code_run_by(self, module: str, scope: str, first: int, last: int, depth: int, self_obj=None,
+                     trail: Trail = ()):
+        """(module, scope, first row, last row, context, calls that lead there) of the code
+        between rows ``first`` and ``last`` of ``scope``, then of the project functions it
+        calls, ``depth`` levels down."""
+        yield module, scope, first, last, Ctx(module, scope, None, None, self_obj), trail
+        if depth <= 0:
+            return
+        for callee, bound, ref in self.callees(Func(module, scope), self_obj):
+            call = self.project.call(ref)
+            function = self.function_summary(callee)
+            if function is None or not first <= call.span.row <= last:
+                continue
+            step = Step(ref.module, call.span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
+            yield from self._code_run_by(callee.module, callee.qualname, function.span.row, function.end_row,
+                                         depth - 1, bound, trail + (step,))
+
+    def _calls_between(self, module: str, scope: str, first: int, last: int):
+        summary = self.project.summary(module)
+        for index in sites_in_scope(self.project, module, scope):
+            site = summary.calls[index]
+            if first <= site.span.row <= last:
+                yield SiteRef(module, index), site
+
+    def _changes_in(self, module: str, scope: str, first: int, last: int, ctx: Ctx, trail: Trail,
+                    state) -> List["DatasetChange"]:
+        """Assignments to the attributes the workers read, and calls of methods that assign
+        them, between rows ``first`` and ``last`` of ``scope``."""
+        found = []
+        for store in self.project.summary(module).stores:
+            if store.scope != scope or not first <= store.span.row <= last or store.kind == "del":
+                continue
+            for obj, reads in self._state_objects(store.target, ctx, state):
+                if store.attr in reads:
+                    found.append(DatasetChange(module, store.span, obj, store.attr, True, trail))
+        for _, site in self._calls_between(module, scope, first, last):
+            if not isinstance(site.func, Attr):
+                continue
+            for obj, reads in self._state_objects(site.func.base, ctx, state):
+                method = self.resolver.method(obj.cls, site.func.name)
+                for attr, store in self._assigned_by(method):
+                    if attr in reads:
+                        assigned = Step(method.module, store.span, f"`self.{attr}` assigned here")
+                        found.append(DatasetChange(module, site.span, obj, attr, False, trail + (assigned,)))
+        return found
+
+    def _state_objects(self, value, ctx: Ctx, state) -> List[Tuple[Inst, Set[str]]]:
+        """The objects of ``state`` (see ``worker_state``) that ``value`` may be."""
+        out = []
+        for found in self.resolver.eval(value, ctx):
+            obj = found.obj
+            if isinstance(obj, Inst) and (obj.cls, obj.site) in state:
+                out.append(state[(obj.cls, obj.site)])
+        return out
+
+    def _assigned_by(self, method: Optional[Func]) -> List[Tuple[str, object]]:
+        """(attribute, store) for every ``self.<attribute> = ...`` in ``method``'s own body."""
+        if method is None:
+            return []
+        owner = Cls(method.module, method.qualname.rpartition(".")[0])
+        return [(attr, store) for attr, stores in self.resolver.self_stores(owner).items()
+                for function, store in stores if function.qualname == method.qualname and store.kind != "del"]
+
+    def distributed_training(self, iteration: Iteration) -> Optional[Tuple[Step, Step]]:
+        """(the call of the model, where it is wrapped) when the loop of ``iteration`` trains
+        (``backward``, an optimizer's ``step``/``zero_grad``, in the loop or one call away) a
+        model wrapped for distributed data parallel training (``DistributedDataParallel``,
+        FSDP): one process per rank runs this loop."""
+        if iteration.loop is None:
+            return None
+        loop = self.project.summary(iteration.module).loops[iteration.loop]
+        model_call, trains = None, False
+        for module, scope, first, last, ctx, _ in self._code_run_by(iteration.module, loop.scope, loop.span.row,
+                                                                    loop.end_row, 1):
+            for ref, site in self._calls_between(module, scope, first, last):
+                trains = trains or _trains(site)
+                model_call = model_call or self._data_parallel_call(ref, site, ctx)
+        return model_call if trains else None
+
+    def _data_parallel_call(self, ref: SiteRef, site: CallSite, ctx: Ctx) -> Optional[Tuple[Step, Step]]:
+        """(the call, the wrapping) when ``site`` calls a model wrapped for distributed data
+        parallel training (``model(x)``, ``model.forward(x)``)."""
+        if not isinstance(site.func, (Name, Attr)):
+            return None
+        called = site.func.base if isinstance(site.func, Attr) and site.func.name == "forward" else site.func
+        for found in self.resolver.eval(called, ctx):
+            obj = found.obj
+            if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None \
+                    and obj.cls.qualname in DATA_PARALLEL:
+                wrapped = Step(obj.site.module, self.project.call(obj.site).span,
+                               f"the model is wrapped in `{obj.cls.qualname.rpartition('.')[2]}`")
+                return Step(ref.module, site.span, "the distributed model trains on its batches"), wrapped
+        return None
+
+    def rank_split(self, loader) -> Tuple[str, Trail]:
+        """How a loader's data is split across distributed ranks: ("none", why) when nothing
+        splits it (no sampler, or only samplers that ignore the rank, and a dataset whose
+        code and construction never mention a rank), ("split", where) when something does
+        (a ``DistributedSampler``, a rank-aware sampler, a dataset sharded by rank, a
+        framework), ("unknown", ()) when the model cannot tell."""
+        if self.managed(loader):
+            return "split", ()
+        spec = self.spec(loader)
+        if spec is None or spec.library not in ("torch", "torchdata"):
+            return "unknown", ()
+        why: Trail = ()
+        for name in ("sampler", "batch_sampler"):
+            given = self.argument(loader, name)
+            if given is None:
+                continue
+            verdict, trail = self._sampler_split(given, 0)
+            if verdict != "none":
+                return verdict, trail
+            why += trail
+        for found in self.value(loader, "dataset"):
+            verdict, trail = self._dataset_split(found, 0)
+            if verdict != "none":
+                return verdict, trail
+            why += trail
+        return "none", why
+
+    def _sampler_split(self, results: Results, depth: int) -> Tuple[str, Trail]:
+        why: Trail = ()
+        for found in results:
+            obj = found.obj
+            if isinstance(obj, Lit) and obj.value is None:
+                continue
+            if not isinstance(obj, Inst) or obj.site is None or depth > 2:
+                return "unknown", found.trail
+            step = Step(obj.site.module, self.project.call(obj.site).span, "a sampler that ignores the rank")
+            if isinstance(obj.cls, Ext):
+                last = obj.cls.qualname.rpartition(".")[2]
+                if not obj.cls.qualname.startswith("torch.utils.data") or last not in RANK_BLIND_SAMPLERS:
+                    return ("split" if "Distributed" in last else "unknown"), found.trail + (step._replace(
+                        note="the sampler"),)
+                if last == "BatchSampler":
+                    inner = self.resolver.keyword_at(obj.site, obj.ctx, "sampler", 0)
+                    verdict, trail = self._sampler_split(inner or UNKNOWN_RESULT, depth + 1)
+                    if verdict != "none":
+                        return verdict, trail
+                why += (step,)
+                continue
+            if self._rank_aware(obj.cls) or self._mentions_rank(obj.site, obj.ctx):
+                return "split", (step._replace(note="a rank-aware sampler"),)
+            if any(isinstance(i, Ext) and not i.qualname.startswith(("torch.utils.data", "builtins"))
+                   for i in self.resolver.mro(obj.cls)):
+                return "unknown", ()
+            why += (step,)
+        return "none", why
+
+    def _dataset_split(self, found: Found, depth: int) -> Tuple[str, Trail]:
+        obj = found.obj
+        if not isinstance(obj, Inst) or obj.site is None or depth > 3:
+            return "unknown", ()
+        step = Step(obj.site.module, self.project.call(obj.site).span, "the dataset, whole on every rank")
+        if self._mentions_rank(obj.site, obj.ctx):
+            return "split", (step._replace(note="the dataset is built for its rank"),)
+        if isinstance(obj.cls, Cls):
+            if self._rank_aware(obj.cls):
+                return "split", (step._replace(note="the dataset splits itself by rank"),)
+            if any(isinstance(i, Ext) and not i.qualname.startswith(RANK_BLIND_DATASET_PACKAGES)
+                   for i in self.resolver.mro(obj.cls)):
+                return "unknown", ()
+            return "none", (step,)
+        if not obj.cls.qualname.startswith(RANK_BLIND_DATASET_PACKAGES):
+            return "unknown", ()
+        for inner in self.constructor_arguments(obj):  # Subset(dataset, ...), ConcatDataset([...])
+            parts = self.resolver.container_values(inner.obj) if isinstance(inner.obj, Container) else (inner,)
+            for part in parts:
+                if isinstance(part.obj, Inst) and self._is_dataset_object(part.obj):
+                    verdict, trail = self._dataset_split(part, depth + 1)
+                    if verdict != "none":
+                        return verdict, trail
+        return "none", (step,)
+
+    def _is_dataset_object(self, obj: Inst) -> bool:
+        if isinstance(obj.cls, Cls):
+            return self.is_dataset_class(obj.cls)
+        return isinstance(obj.cls, Ext) and obj.cls.qualname.startswith(("torch.utils.data", "torchvision.datasets")) \
+            and obj.cls.qualname.rpartition(".")[2][:1].isupper()
+
+    def _rank_aware(self, cls: Cls) -> bool:
+        """Whether the code of a project class (and of its project bases) mentions a rank,
+        a world size, replicas or shards (``dist.get_rank()``, ``self.rank``, ``RANK``)."""
+        for item in self.resolver.mro(cls):
+            if not isinstance(item, Cls):
+                continue
+            klass = self.project.klass(item.module, item.qualname)
+            summary = self.project.summary(item.module)
+            if klass is None or summary is None:
+                continue
+            for method in klass.methods:
+                function = summary.functions.get(f"{item.qualname}.{method}")
+                if function is None:
+                    continue
+                names = set(function.loads) | set(function.attr_loads) | {p.name for p in function.params}
+                if any(_rank_word(n) for n in names):
+                    return True
+                for index in sites_in_scope(self.project, item.module, function.qualname):
+                    site = summary.calls[index]
+                    if any(isinstance(a, Const) and isinstance(a.value, str) and _rank_word(a.value) for a in site.args):
+                        return True
+        return False
+
+    def _mentions_rank(self, ref: SiteRef, ctx: Optional[Ctx], depth: int = 2) -> bool:
+        """Whether the call at ``ref`` is written with a rank or a world size, directly or
+        through the names it uses (what they are assigned, what callers pass for them)."""
+        site = self.project.call(ref)
+        return self._source_mentions_rank(ref.module, site.scope, site.span, depth)
+
+    def _source_mentions_rank(self, module: str, scope: str, span, depth: int) -> bool:
+        """The source at ``span`` names a rank (``rank``, ``get_world_size()``, ``"RANK"``,
+        ``num_shards``), or uses a name bound to something that does. Read from the text,
+        which keeps what values do not (``files[rank::world_size]``)."""
+        words = sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", self.project.text_of(module, span))))
+        if any(_rank_word(word) for word in words):
+            return True
+        return depth > 0 and any(self._name_mentions_rank(module, scope, word, depth - 1) for word in words[:32])
+
+    def _name_mentions_rank(self, module: str, scope: str, name: str, depth: int) -> bool:
+        """What ``name`` is assigned in ``scope`` (or in the module) mentions a rank; for a
+        parameter, what its callers pass."""
+        memo = self.__dict__.setdefault("_rank_names", {})
+        key = (module, scope, name, depth)
+        if key not in memo:
+            memo[key] = False  # recursion guard
+            memo[key] = self._binding_mentions_rank(module, scope, name, depth)
+        return memo[key]
+
+    def _binding_mentions_rank(self, module: str, scope: str, name: str, depth: int) -> bool:
+        from ..analysis.summary import Span
+
+        function = self.project.function(module, scope) if scope else None
+        owner = function.bindings if function is not None else self.project.summary(module).bindings
+        for binding in owner.get(name, ())[:8]:
+            if binding.kind in ("assign", "loop", "with"):
+                statement = Span(binding.span.row, 1, max(binding.span.row, binding.pos // 65536) + 1, 1)
+                if self._source_mentions_rank(module, scope, statement, depth):
+                    return True
+        params = [p.name for p in function.params] if function is not None else []
+        if name not in params:
+            return False
+        position = params.index(name) - (1 if function.scope_kind == "class" else 0)
+        for ref, _ in self.resolver.callers(Func(module, scope))[:8]:
+            call = self.project.call(ref)
+            spans = [span for (key, _), span in zip(call.keywords, call.keyword_spans) if key == name]
+            if 0 <= position < len(call.args) and not any(isinstance(a, Starred) for a in call.args[:position + 1]):
+                spans.append(call.arg_spans[position])
+            if any(self._source_mentions_rank(ref.module, call.scope, span, depth) for span in spans):
+                return True
+        return False
+
     # batches --------------------------------------------------------------------------------
     def batch_moves(self) -> List[Move]:
         """Copies of host batches to a device, each with the loader the batch came from."""
@@ -503,10 +968,15 @@ class Model:
         return entries
 
     def constructor_arguments(self, inst: Inst) -> Results:
+        """What an outside object keeps of the arguments it was built with (nothing, for a call
+        that computes a value: ``torch.ByteTensor(list(map(f, ...)))`` keeps no ``f``)."""
+        if isinstance(inst.cls, Ext) and externals.computes_value(inst.cls.qualname):
+            return ()
         site = self.project.call(inst.site)
         ctx = inst.ctx or Ctx(inst.site.module, site.scope)
-        values = list(site.args) + [v for _, v in site.keywords]
-        return join(self.resolver.eval(v, ctx) for v in values)
+        name = inst.cls.qualname.rpartition(".")[2]
+        return join(extend(self.resolver.eval(value, ctx), Step(inst.site.module, span, f"{note} of `{name}(...)`"))
+                    for value, span, note in kept_arguments(site))
 
     def callable_entries(self, obj, role: str, trail: Trail, depth: int = 0) -> List[WorkerFunction]:
         """The project functions a callable object runs when a worker calls it."""
@@ -614,8 +1084,7 @@ class Model:
             if outside is not None:  # what an outside base class (ImageFolder) stores from its arguments
                 site, ctx, shift = outside
                 call = self.project.call(site)
-                values = list(call.args[shift:]) + [v for _, v in call.keywords]
-                for value in values:
+                for value, _, _ in kept_arguments(call, shift):
                     for found in self.resolver.eval(value, ctx or Ctx(site.module, call.scope)):
                         yield found, None
             for item in self.resolver.mro(obj.cls):
@@ -751,7 +1220,11 @@ class Model:
                     obj = found.obj
                     if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
                         matched = entry_point(obj.cls.qualname, name, entries[name])
-                        if matched:
+                        how = self.resolver.libraries.trainer_start(self.resolver, obj) if matched else None
+                        if how == "spawn":
+                            return (f"calls `{matched}(...).{name}()`, whose strategy starts a process per device "
+                                    f"with spawn")
+                        if matched and how != "":
                             return f"calls `{matched}(...).{name}()`, which starts DataLoader workers"
         if name in PROCESS_STARTERS_LAST:
             for found in self.resolver.eval(site.func, ctx):
@@ -840,14 +1313,66 @@ class Model:
 
     def datasets_without_loader(self) -> List[Inst]:
         """Dataset classes no loader of the project uses (library code): instances of them
-        stand for the datasets users will hand to loaders with workers."""
+        stand for the datasets users will hand to loaders with workers.
+
+        Not assumed for: classes of test modules (fixtures of a test suite, not for users);
+        stubs; classes the project builds around a DataLoader (a wrapper iterated in the main
+        process); and the datasets of a project that splits work by worker itself (it calls
+        ``get_worker_info`` or a splitter elsewhere: its datasets are stages composed with
+        that mechanism, not handed to workers as they are)."""
+        found = getattr(self, "_unused_datasets", None)
+        if found is not None:
+            return found
         used = set()
         for loader in self.all_loaders():
             for found in self.value(loader, "dataset"):
                 if isinstance(found.obj, Inst) and isinstance(found.obj.cls, Cls):
                     used.update(i for i in self.resolver.mro(found.obj.cls) if isinstance(i, Cls))
-        return [Inst(cls) for cls in self.dataset_classes() if cls not in used
-                and self.project.klass(cls.module, cls.qualname).scope_kind != "function"]
+        splitting = self._splitting_boundaries()
+        out = []
+        for cls in self.dataset_classes():
+            info = self.project.modules[cls.module]
+            if cls in used or self.project.klass(cls.module, cls.qualname).scope_kind == "function" \
+                    or self.in_tests(info) or info.path.endswith(".pyi") or info.boundary in splitting \
+                    or self._wraps_loader(cls):
+                continue
+            out.append(Inst(cls))
+        self._unused_datasets = out
+        return out
+
+    def _splitting_boundaries(self) -> Set[str]:
+        """Project boundaries whose code calls a per-worker splitter (``get_worker_info``...)."""
+        from .effects import SHARDING_NAMES
+
+        out = set()
+        for name in SHARDING_NAMES:
+            for ref in self.project.calls_named(name):
+                out.add(self.project.modules[ref.module].boundary)
+        return out
+
+    def _wraps_loader(self, cls: Cls) -> bool:
+        """Whether the project builds ``cls`` around a DataLoader (``Iterator(loader, fn)``)."""
+        klass = self.project.klass(cls.module, cls.qualname)
+        for ref in self.project.calls_named(klass.name)[:MAX_CONTEXTS]:
+            site = self.project.call(ref)
+            ctx = Ctx(ref.module, site.scope)
+            for value in list(site.args) + [v for _, v in site.keywords]:
+                if any(isinstance(f.obj, Inst) and self.resolver.is_loader(f.obj) for f in self.resolver.eval(value, ctx)):
+                    return True
+        return False
+
+    def defined_in_tests(self, obj) -> bool:
+        """Whether a function or class is defined in a test module."""
+        module = getattr(obj, "module", None) or getattr(getattr(obj, "cls", None), "module", None)
+        info = self.project.modules.get(module) if module else None
+        return info is not None and self.in_tests(info)
+
+    @staticmethod
+    def in_tests(info) -> bool:
+        """Whether a module belongs to a test suite (by its path inside its project)."""
+        import os
+
+        return is_test_module(os.path.relpath(info.key, info.boundary))
 
     def all_loaders(self) -> List[object]:
         """Loaders built (in every context) and loaders reached by iterating them."""
@@ -862,3 +1387,207 @@ class Model:
 
     def function_summary(self, func: Func) -> Optional[FunctionSummary]:
         return self.project.function(func.module, func.qualname)
+
+    # where batches are kept (issue 17) ------------------------------------------------------
+    def kept_batches(self) -> List["Kept"]:
+        """Tensors of a multi-worker loader's host batches (or views of them) that a loop over
+        the loader keeps across its passes (``preds.append(y.numpy())``), where the sharing
+        strategy is the default ``file_descriptor``: each holds an open descriptor."""
+        found = getattr(self, "_kept", None)
+        if found is None:
+            found = self._kept = [kept for iteration in self.iterations() for kept in _kept_in_loop(self, iteration)]
+        return found
+
+    def sharing_strategy_set(self, module: str) -> bool:
+        """Whether a ``set_sharing_strategy`` call may run in the program ``module`` is part of:
+        in a module it imports, or in one that imports it (an entry script)."""
+        for ref in self.project.calls_named("set_sharing_strategy"):
+            if ref.module in self.import_closure(module) or module in self.import_closure(ref.module):
+                return True
+        return False
+
+
+class Kept(NamedTuple):
+    """A tensor of a loader's batch kept across the passes of the loop over that loader."""
+
+    iteration: Iteration
+    module: str
+    index: int  # the call that keeps it (``append``/``extend``/``insert``)
+    site: CallSite
+    holder: str  # the container, as written
+    evidence: str  # why the kept value is a tensor
+    trail: Trail
+
+
+KEEPING_METHODS = frozenset({"append", "extend", "insert", "appendleft"})
+# methods that return a tensor sharing the batch's storage (no copy); the first group exists
+# only on tensors, so it also proves the value is one
+TENSOR_VIEWS = frozenset({"numpy", "cpu", "detach", "contiguous", "permute", "unsqueeze", "view", "view_as", "narrow"})
+SHARED_VIEWS = TENSOR_VIEWS | {"squeeze", "reshape", "transpose", "flatten"}
+VIEW_ATTRIBUTES = frozenset({"data", "T", "mT"})
+TENSOR_USES = frozenset({"cuda", "to", "size", "numel", "dim", "float", "long", "half", "double", "int", "numpy",
+                         "cpu", "detach", "unsqueeze", "view", "permute", "contiguous", "pin_memory", "type"})
+CONCATENATORS = frozenset({"torch.cat", "torch.stack", "torch.vstack", "torch.hstack", "torch.concat",
+                           "torch.concatenate", "torch.row_stack", "torch.column_stack"})
+
+
+def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
+    if iteration.loop is None:
+        return []
+    summary = model.project.summary(iteration.module)
+    loop = summary.loops[iteration.loop]
+    if loop.kind == "comp" or model.managed(iteration.loader):
+        return []
+    workers = model.workers(iteration.loader)
+    if not workers.positive or workers.threads:
+        return []
+    if externals.truthiness(model.value(iteration.loader, "pin_memory")) != "false":
+        return []  # pinned batches are copies (on a machine with an accelerator)
+    if model.sharing_strategy_set(iteration.module):
+        return []
+    function = model.project.function(iteration.module, loop.scope) if loop.scope else None
+    ctx = Ctx(iteration.module, loop.scope)
+    out = []
+    for index in sites_in_scope(model.project, iteration.module, loop.scope):
+        site = summary.calls[index]
+        call = site.func
+        if not (isinstance(call, Attr) and call.name in KEEPING_METHODS and site.args
+                and loop.span.row <= site.span.row <= loop.end_row):
+            continue
+        if not _outlives_pass(call.base, function, loop):
+            continue
+        view = _batch_view(model, site.args[-1], ctx, function, iteration.loader, 0)
+        if view is None:
+            continue
+        trail, evidence = view
+        text = " ".join(model.project.text_of(iteration.module, site.span).split())
+        holder = text.rsplit(f".{call.name}(", 1)[0] if f".{call.name}(" in text else "a list"
+        evidence = evidence or _concatenated(model, iteration.module, loop.scope, call.base) \
+            or _used_as_tensor(model, iteration.module, loop, site.args[-1]) or _tensor_batches(model, iteration.loader)
+        if evidence:
+            out.append(Kept(iteration, iteration.module, index, site, holder, evidence, trail))
+    return out
+
+
+def _outlives_pass(holder, function, loop: Loop) -> bool:
+    """Whether the container outlives one pass of the loop: an attribute, a parameter, a
+    global, or a local bound only outside the loop."""
+    if isinstance(holder, Item):
+        holder = holder.base
+    if isinstance(holder, Attr):
+        return True
+    if not isinstance(holder, Name):
+        return False
+    bindings = function.bindings.get(holder.id, ()) if function is not None else ()
+    return not any(loop.span.row <= b.span.row <= loop.end_row for b in bindings)
+
+
+def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
+    """(trail, tensor evidence or "") when ``value`` is a host batch of ``loader`` or a view
+    of one (no copy on the way); None otherwise, or when unknown."""
+    if depth > 8:
+        return None
+    if isinstance(value, Call):
+        site = model.project.summary(ctx.module).calls[value.index]
+        call = site.func
+        if isinstance(call, Attr) and call.name in SHARED_VIEWS:
+            inner = _batch_view(model, call.base, ctx, function, loader, depth + 1)
+            if inner is not None and call.name in TENSOR_VIEWS:
+                return inner[0], inner[1] or f"`.{call.name}()`"
+            return inner
+        return None
+    if isinstance(value, Attr):
+        if value.name not in VIEW_ATTRIBUTES:
+            return None
+        inner = _batch_view(model, value.base, ctx, function, loader, depth + 1)
+        return (inner[0], inner[1] or f"`.{value.name}`") if inner is not None else None
+    if isinstance(value, Item):
+        from ..analysis.values import Const
+
+        return _batch_view(model, value.base, ctx, function, loader, depth + 1) \
+            if isinstance(value.key, Const) else None  # a mask or index tensor copies
+    if isinstance(value, Name) and function is not None and value.id in function.bindings:
+        from .resolver import reaching
+
+        trail = None
+        for binding in reaching(function.bindings[value.id], value.pos, function.blocks):
+            if binding.kind == "loop":
+                found = _host_batch(model, binding.value, ctx, loader)
+                if found is None:
+                    return None
+                trail = trail or (found, "")
+            elif binding.kind == "assign":
+                inner = _batch_view(model, binding.value, ctx, function, loader, depth + 1)
+                if inner is None:
+                    return None
+                trail = trail or inner
+            else:
+                return None
+        return trail
+    return None
+
+
+def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:
+    """The trail when every answer for ``value`` is host data of a loader, ``loader`` among them
+    (a function iterating several loaders keeps the batches of each)."""
+    base = loader_facts.base_loader(loader)
+    results = model.resolver.eval(value, ctx)
+    if not results or not all(isinstance(f.obj, Batch) and not f.obj.on_device for f in results):
+        return None
+    return next((f.trail for f in results if loader_facts.base_loader(f.obj.loader) == base), None)
+
+
+def _concatenated(model: Model, module: str, scope: str, holder) -> str:
+    """"`torch.cat(preds)`" when the container is concatenated as tensors in the same function."""
+    from ..analysis.values import same_value
+
+    summary = model.project.summary(module)
+    ctx = Ctx(module, scope)
+    for index in sites_in_scope(model.project, module, scope):
+        site = summary.calls[index]
+        if not site.args or last_name(site.func) not in {q.rpartition(".")[2] for q in CONCATENATORS}:
+            continue
+        if same_value(site.args[0], holder) and any(isinstance(f.obj, Ext) and f.obj.qualname in CONCATENATORS
+                                                    for f in model.resolver.eval(site.func, ctx)):
+            text = " ".join(model.project.text_of(module, site.span).split())
+            shown = f"`{text}`" if len(text) <= 50 else "a `torch` concatenation"
+            return f"{shown} at line {site.span.row}"
+    return ""
+
+
+def _used_as_tensor(model: Model, module: str, loop: Loop, value) -> str:
+    """"`x.cuda()` at line N" when the loop calls a tensor method on the kept variable."""
+    if not isinstance(value, Name):
+        return ""
+    summary = model.project.summary(module)
+    for index in sites_in_scope(model.project, module, loop.scope):
+        site = summary.calls[index]
+        call = site.func
+        if isinstance(call, Attr) and call.name in TENSOR_USES and isinstance(call.base, Name) \
+                and call.base.id == value.id and loop.span.row <= site.span.row <= loop.end_row:
+            return f"`{value.id}.{call.name}()` at line {site.span.row}"
+    return ""
+
+
+TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+TENSOR_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy", "rand", "randn", "randint", "randperm", "zeros",
+                              "ones", "empty", "full", "arange", "linspace", "stack", "cat"})
+
+
+def _tensor_batches(model: Model, loader) -> str:
+    """"its dataset is a `TensorDataset`" when every batch part is a tensor: the dataset is a
+    tensor or a ``TensorDataset`` and the default collate function makes the batches."""
+    if model.argument(loader, "collate_fn") is not None:
+        return ""
+    values = model.value(loader, "dataset")
+    names = set()
+    for found in values:
+        obj = found.obj
+        if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
+            return ""
+        name = obj.cls.qualname
+        if name not in TENSOR_DATASETS and not (name.startswith("torch.") and name.count(".") == 1
+                                                and name.rpartition(".")[2] in TENSOR_FACTORIES):
+            return ""
+        names.add(name.rpartition(".")[2])
+    return f"the loader's dataset is a `{sorted(names)[0]}(...)`, so its batches are tensors" if names else ""

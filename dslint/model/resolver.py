@@ -48,6 +48,7 @@ from .objects import (
     Found,
     Func,
     Gen,
+    Hparams,
     Inst,
     Iterated,
     Kwargs,
@@ -68,6 +69,7 @@ from .project import ModuleInfo, Project
 
 MAX_RESULTS = 24  # objects per answer; beyond, the answer also says Top
 MAX_CALLERS = 12  # call sites followed for a parameter of a function called from many places
+MAX_ITEM_STORES = 200  # ``x[k] = v`` statements of a module evaluated to find dicts filled in later
 MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the callers are not all known
 MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
 MAX_EVAL_DEPTH = 70  # nested evaluations
@@ -172,6 +174,10 @@ class Resolver:
         self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
         self._callers_cut: Set[Func] = set()
         self._super_sites: Optional[Dict[SiteRef, Inst]] = None
+        self._overrides: Dict[tuple, tuple] = {}
+        self._item_stores: Dict[str, Dict[int, list]] = {}
+        self._constructions: Dict[Cls, tuple] = {}
+        self._stores_outside: Optional[Dict[str, list]] = None
         self._stores: Dict[Tuple[str, str], Dict[str, list]] = {}
         self._mro: Dict[Obj, Tuple[Obj, ...]] = {}
         self._iterating: Set[Obj] = set()
@@ -483,12 +489,12 @@ class Resolver:
                 if isinstance(arg, Starred):
                     return join(self.element_at(f, position - index) for f in self.eval(arg.value, ctx))
                 if index == position:
-                    return extend(self.eval(arg, ctx), Step(ref.module, site.arg_spans[index], f"`{key}`" if key else "argument"))
+                    return extend(self.eval(arg, ctx), Step(ref.module, site.arg_spans[index], f"argument `{key}`" if key else "argument"))
         if key is None:
             return None
         for (name, value), span in zip(site.keywords, site.keyword_spans):
             if name == key:
-                return extend(self.eval(value, ctx), Step(ref.module, span, f"`{key}`"))
+                return extend(self.eval(value, ctx), Step(ref.module, span, f"argument `{key}`"))
         for name, value in site.keywords:
             if name is None:
                 return self.splat_lookup(value, ctx, key)
@@ -680,9 +686,72 @@ class Resolver:
         self._stores[key] = table
         return table
 
-    @bounded(UNKNOWN_RESULT)
     def instance_attribute(self, inst: Inst, name: str) -> Results:
-        """``obj.name`` for an instance of a project class."""
+        """``obj.name`` for an instance of a project class, with what code outside the class
+        sets there after building it (``cfg.workers = 8``)."""
+        if inst.site is None:
+            return self._class_attribute_value(inst, name)
+        return self.overridden(inst, name, lambda: self._class_attribute_value(inst, name))
+
+    def overridden(self, obj, name: str, own) -> Results:
+        """``own()`` (what the object says ``name`` is), replaced by what the code that built it
+        unconditionally sets there afterwards (``cfg = Cfg(); cfg.workers = 8``), or joined
+        with what is set elsewhere or under a condition."""
+        always, sometimes = self._outside_stores(obj, name)
+        if always:
+            return join(always + sometimes)
+        if sometimes:
+            return join([own()] + sometimes)
+        return own()
+
+    def _outside_stores(self, obj, name: str):
+        key = (obj, name)
+        found = self._overrides.get(key)
+        if found is not None:
+            return found
+        self._overrides[key] = ([], [])  # recursion guard
+        if self._stores_outside is None:
+            self._stores_outside = {}
+            for info in self.project.eager_modules():
+                for store in info.summary.stores:
+                    if store.kind == "assign" and store.attr != "[]" and not self._on_own_self(info.key, store):
+                        self._stores_outside.setdefault(store.attr, []).append((info.key, store))
+        always, sometimes = [], []
+        for module, store in self._stores_outside.get(name, ()):
+            ctx = Ctx(module, store.scope)
+            if not any(_same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
+                continue
+            step = Step(module, store.span, f"set as `.{name}`")
+            value = extend(self.eval(store.value, ctx), step)
+            if store.block == -1 and store.loop == -1 and self._local_root(module, store):
+                always = [value]  # set unconditionally by the code holding the object: the last one wins
+            else:
+                known = tuple(f for f in value if not isinstance(f.obj, Top))
+                if known:  # a value set only sometimes adds what is known of it; the default still holds
+                    sometimes.append(known)
+        self._overrides[key] = (always, sometimes)
+        return always, sometimes
+
+    def _on_own_self(self, module: str, store) -> bool:
+        function = self.project.function(module, store.scope) if store.scope else None
+        return (function is not None and function.scope_kind == "class" and bool(function.params)
+                and isinstance(store.target, Name) and store.target.id == function.params[0].name)
+
+    def _local_root(self, module: str, store) -> bool:
+        """The store's target starts from a local variable its function assigned (``cfg = Cfg()``
+        ... ``cfg.data.workers = 8``), not a parameter another caller may pass differently."""
+        from ..analysis.values import root_name
+
+        name = root_name(store.target)
+        function = self.project.function(module, store.scope) if store.scope else None
+        if name is None or function is None:
+            return False
+        bindings = function.bindings.get(name, ())
+        return bool(bindings) and all(b.kind == "assign" for b in bindings)
+
+    @bounded(UNKNOWN_RESULT)
+    def _class_attribute_value(self, inst: Inst, name: str) -> Results:
+        """``obj.name`` as the class defines it (stores in its methods, fields, class attributes)."""
         cls = inst.cls
         parts = []
         for item in self.mro(cls):
@@ -699,6 +768,8 @@ class Resolver:
             field = self.field(item, inst, name)
             if field is not None:
                 return field
+        if name == "hparams" and self._saves_hyperparameters(cls):
+            return one(Hparams(inst))
         passed = self.outside_base_argument(inst, name)
         if passed is not None:
             return passed
@@ -719,6 +790,26 @@ class Resolver:
             else:
                 results.append((found,))
         return join(results)
+
+    def _saves_hyperparameters(self, cls: Cls) -> bool:
+        """Lightning's ``self.save_hyperparameters()`` in the ``__init__`` that builds ``cls``."""
+        init = self.method(cls, "__init__")
+        if init is None:
+            return False
+        from .project import sites_in_scope
+
+        summary = self.project.summary(init.module)
+        return any(isinstance(summary.calls[i].func, Attr) and summary.calls[i].func.name == "save_hyperparameters"
+                   for i in sites_in_scope(self.project, init.module, init.qualname))
+
+    def hparam(self, hparams: Hparams, name: str) -> Results:
+        """``self.hparams.<name>``: the ``__init__`` argument ``name`` of that construction."""
+        inst = hparams.inst
+        init = self.method(inst.cls, "__init__")
+        function = self.project.function(init.module, init.qualname) if init is not None else None
+        if function is None or not any(p.name == name for p in function.params):
+            return UNKNOWN_RESULT
+        return self.param(function, name, self.method_ctx(inst, init.module, function))
 
     def outside_init_call(self, inst: Inst):
         """(call, context, shift) whose arguments reach the ``__init__`` of an outside base class
@@ -773,6 +864,11 @@ class Resolver:
         for position, field in enumerate(klass.fields):
             if field.name != name:
                 continue
+            if inst.site is None and inst.cls == cls:  # ``self.x`` in a method: what any construction gives
+                sites, complete = self.constructions(cls)
+                if sites:
+                    parts = [self.field(cls, Inst(cls, site, ctx), name) or UNKNOWN_RESULT for site, ctx in sites]
+                    return join(parts + ([] if complete else [UNKNOWN_RESULT]))
             if inst.site is not None:
                 passed = self.keyword_at(inst.site, inst.ctx, name, position)
                 if passed is not None:
@@ -782,6 +878,24 @@ class Resolver:
                 return extend(self.eval(field.default, Ctx(cls.module, cls.qualname)), step)
             return UNKNOWN_RESULT
         return None
+
+    def constructions(self, cls: Cls):
+        """(call sites that build ``cls`` with their contexts, whether that is all of them)."""
+        found = self._constructions.get(cls)
+        if found is not None:
+            return found
+        self._constructions[cls] = ((), False)  # recursion guard
+        klass = self.project.klass(cls.module, cls.qualname)
+        refs = self.project.calls_named(klass.name) if klass is not None else []
+        out = []
+        if len(refs) <= MAX_CANDIDATES:
+            for ref in refs:
+                ctx = Ctx(ref.module, self.project.call(ref).scope)
+                if any(f.obj == cls for f in self.eval(self.project.call(ref).func, ctx)):
+                    out.append((ref, ctx))
+        found = (tuple(out[:MAX_CALLERS]), len(refs) <= MAX_CANDIDATES and len(out) <= MAX_CALLERS)
+        self._constructions[cls] = found
+        return found
 
     # attributes -------------------------------------------------------------------------
     @bounded(UNKNOWN_RESULT)
@@ -814,7 +928,9 @@ class Resolver:
         if kind is Managed:
             return self.attribute(Found(obj.loader, found.trail), name, ctx)
         if kind is Namespace:
-            return externals.namespace_attribute(self, obj, name)
+            return self.overridden(obj, name, lambda: externals.namespace_attribute(self, obj, name))
+        if kind is Hparams:
+            return self.hparam(obj, name)
         if kind is Top:
             return self.loader_attribute(name)
         return UNKNOWN_RESULT
@@ -844,13 +960,22 @@ class Resolver:
             owner = Inst(Cls(module, function.scope))
             values = tuple(f for f in self.eval(store.value, Ctx(module, function.qualname, None, None, owner))
                            if not isinstance(f.obj, Top))  # a copy of the attribute from elsewhere says nothing
-            if not all(isinstance(f.obj, Managed) or (isinstance(f.obj, Inst) and self.is_loader(f.obj))
-                       for f in values):
+            if not all(self._holds_loaders(f.obj) for f in values):
                 return UNKNOWN_RESULT
             parts.append(extend(values, Step(module, store.span, f"`.{name}` is a DataLoader wherever the project sets it")))
         result = join(parts) if any(parts) and len(classes) <= 3 else UNKNOWN_RESULT
         self._duck[name] = result
         return result
+
+    def _holds_loaders(self, obj, depth: int = 0) -> bool:
+        """A loader, or a dict/list of loaders (``self.test_loader[name]["query"]``, two levels
+        deep at most; ``None`` placeholders filled in later do not count)."""
+        if isinstance(obj, Managed) or (isinstance(obj, Inst) and self.is_loader(obj)):
+            return True
+        if isinstance(obj, Container) and depth < 2:
+            items = [f.obj for f in self.container_values(obj) if f.obj != Lit(None)]
+            return bool(items) and all(self._holds_loaders(item, depth + 1) for item in items)
+        return False
 
     def item(self, value: Item, ctx: Ctx) -> Results:
         parts = []
@@ -872,6 +997,13 @@ class Resolver:
                 parts.append((found,))
             elif isinstance(obj, (Cls, Ext)) and isinstance(value.base, (Name, Attr)):
                 parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
+            elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and not self.is_loader(obj):
+                parts.append(one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
+            elif isinstance(obj, Hparams):
+                keys = keys if keys is not None else self.eval(value.key, ctx)
+                key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
+                parts.append(self.hparam(obj, key.value) if key is not None and isinstance(key.value, str)
+                             else UNKNOWN_RESULT)
             elif isinstance(obj, Kwargs):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
@@ -886,24 +1018,85 @@ class Resolver:
         display = container.value
         if not isinstance(display, DictDisplay):
             return None
+        stored = [value for k, value in self.item_stores(container) if k == key]
         for k, v in zip(display.keys, display.values):
             if k is None:
                 nested = self.splat_lookup(v, container.ctx, key) if isinstance(key, str) else None
                 if nested is not None:
-                    return nested
+                    return join([nested] + stored)
                 continue
             if isinstance(k, Const) and k.value == key:
-                return self.eval(v, container.ctx)
-        return None
+                found = self.eval(v, container.ctx)
+                if stored:  # ``{"train": None}`` filled in later: what is stored replaces the placeholder
+                    found = tuple(f for f in found if f.obj != Lit(None))
+                return join([found] + stored)
+        return join(stored) if stored else None
+
+    def item_stores(self, container: Container) -> List[Tuple[object, Results]]:
+        """(key, value) of ``x[key] = value`` statements of the container's module whose ``x`` is
+        this display (``loaders = {}`` ... ``loaders["train"] = DataLoader(...)``, also through
+        ``self.loaders[name]["query"] = ...``). Key None: not a literal."""
+        index = self._item_stores.get(container.ctx.module)
+        if index is None:
+            index = self._item_stores[container.ctx.module] = {}  # recursion guard
+            index.update(self._index_item_stores(container.ctx.module))
+        return index.get(id(container.value), [])
+
+    def _index_item_stores(self, module: str) -> Dict[int, list]:
+        summary = self.project.summary(module)
+        stores = [s for s in summary.stores if s.attr == "[]" and s.kind == "assign"] if summary is not None else []
+        out: Dict[int, list] = {}
+        if len(stores) > MAX_ITEM_STORES:
+            return out  # numeric code: too many to evaluate, dict registries are not followed there
+        for store in stores:
+            ctx = Ctx(module, store.scope)
+            for found in self.eval(store.target, ctx):
+                if isinstance(found.obj, Container) and isinstance(found.obj.value, DictDisplay):
+                    keys = self.eval(store.key, ctx)
+                    key = keys[0].obj.value if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
+                    value = extend(self.eval(store.value, ctx), Step(module, store.span, "stored in the dict here"))
+                    out.setdefault(id(found.obj.value), []).append((key, value))
+        return out
 
     @bounded(UNKNOWN_RESULT)
     def container_values(self, container: Container) -> Results:
+        """What a display holds: its items, and what its function appends to it later
+        (``steps = [Resize()]`` ... ``steps.append(Lambda(f))``)."""
         display = container.value
         if isinstance(display, DictDisplay):
-            return join(self.eval(v, container.ctx) for v in display.values)
+            return join([join(self.eval(v, container.ctx) for v in display.values)]
+                        + [value for _, value in self.item_stores(container)])
         if isinstance(display, Seq):
-            return join(self.eval(v, container.ctx) for v in display.items)
+            return join([join(self.eval(v, container.ctx) for v in display.items), self.appended(container)])
         return UNKNOWN_RESULT
+
+    def appended(self, container: Container, in_loops: bool = False) -> Results:
+        """Values ``append``/``extend``/``insert`` add to a list display held by a local name of
+        its function (``in_loops``: only the calls made in a loop, one element per pass)."""
+        ctx = container.ctx
+        function = self.project.function(ctx.module, ctx.scope) if ctx.scope else None
+        if function is None or not isinstance(container.value, Seq) or container.value.kind != "list":
+            return ()
+        names = {name for name, bindings in function.bindings.items()
+                 if any(b.value is container.value for b in bindings)}
+        if not names:
+            return ()
+        from .project import sites_in_scope
+
+        summary = self.project.summary(ctx.module)
+        parts = []
+        for index in sites_in_scope(self.project, ctx.module, ctx.scope):
+            site = summary.calls[index]
+            func = site.func
+            if not (isinstance(func, Attr) and func.name in ("append", "extend", "insert") and isinstance(func.base, Name)
+                    and func.base.id in names and site.args and (site.loop >= 0 or not in_loops)):
+                continue
+            for found in self.eval(site.args[-1], ctx):
+                if func.name == "extend" and isinstance(found.obj, Container):
+                    parts.append(self.container_values(found.obj))
+                else:
+                    parts.append((found,))
+        return join(parts)
 
     @bounded(UNKNOWN_RESULT)
     def element_at(self, found: Found, index: int) -> Results:
@@ -950,7 +1143,20 @@ class Resolver:
             return externals.dict_get(self, obj, ref, ctx)
         if isinstance(obj, Gen) and name in ("__next__", "send"):
             return self.iterate(receiver)
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            described = self._described_method(obj.cls, name)
+            if described is not None:  # the library's own source is linted: its table entry still decides
+                return one(Inst(Ext(described), ref, ctx))
         return join(self.invoke(f, ref, ctx) for f in self.attribute(receiver, name, ctx))
+
+    def _described_method(self, cls: Cls, name: str) -> Optional[str]:
+        """The dotted name of ``cls.name`` when the library table describes it (linting
+        accelerate's own tree, ``Accelerator.prepare`` is still what the table says)."""
+        info = self.project.modules.get(cls.module)
+        if info is None or not info.name:
+            return None
+        dotted = f"{info.name}.{cls.qualname}.{name}"
+        return dotted if self.libraries.wrapper_named(dotted) is not None else None
 
     @bounded(UNKNOWN_RESULT)
     def invoke(self, callee: Found, ref: SiteRef, ctx: Ctx) -> Results:
@@ -1055,6 +1261,15 @@ class Resolver:
 
     def is_loader(self, inst: Inst) -> bool:
         return self.libraries.loader_spec(self, inst) is not None
+
+
+def _same_object(found, obj) -> bool:
+    """The same built object, whatever context it was reached in."""
+    if isinstance(obj, Inst) and isinstance(found, Inst):
+        return found.cls == obj.cls and found.site == obj.site
+    if isinstance(obj, Namespace) and isinstance(found, Namespace):
+        return found.parser.site == obj.parser.site
+    return found == obj
 
 
 def scope_ctx(module: str, scope: str) -> Ctx:

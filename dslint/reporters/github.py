@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Iterable, TextIO
 
 from .. import catalogue
-from ..diagnostics import Finding
+from ..diagnostics import Finding, related_summary
 
 
 def _data(value: str) -> str:
@@ -27,6 +27,8 @@ def annotation(item: Finding) -> str:
     title = f"{item.code} ({rule.name})" if rule is not None else item.code
     props = [f"title={_property(title)}", f"file={_property(item.path)}"]
     message = item.message
+    if item.related:
+        message += f" (see {related_summary(item.related)})"
     if item.cell is not None:
         message = f"cell {item.cell}:{item.row}:{item.col}: {message}"
     else:

@@ -35,9 +35,24 @@ def finding_to_dict(item: Finding) -> Dict[str, Any]:
         "message": item.message,
         "name": rule.name if rule else None,
         "noqa_row": item.noqa_row or item.location.row,
+        "related": [
+            {
+                "filename": place.path,
+                "location": {"row": place.location.row, "column": place.location.column},
+                "end_location": {"row": place.end_location.row, "column": place.end_location.column},
+                "message": place.message,
+            }
+            for place in related_places(item)
+        ],
         "severity": rule.severity if rule else "error",
         "url": rule.url if rule else None,
     }
+
+
+def related_places(item: Finding):
+    """The other places that make ``item`` true, in rows of their files (a notebook's rows are
+    those of its joined cells, which no report shows, so notebooks have none)."""
+    return [place for place in item.related if not place.path.endswith(".ipynb")]
 
 
 def render_json(findings: Iterable[Finding], out: TextIO, **_: Any) -> None:

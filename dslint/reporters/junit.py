@@ -36,7 +36,8 @@ def render(findings: Iterable[Finding], out: TextIO, **_: Any) -> None:
                                  file=path, line=str(item.row))
             failure = ET.SubElement(case, "failure", message=item.message,
                                     type=rule.severity if rule is not None else "error")
-            failure.text = f"{_where(item)}: {item.code} {item.message}"
+            failure.text = f"{_where(item)}: {item.code} {item.message}" + "".join(
+                f"\n  {r.path}:{r.location.row}:{r.location.column}: {r.message}" for r in item.related)
     ET.indent(root) if hasattr(ET, "indent") else None
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     out.write(ET.tostring(root, encoding="unicode"))

@@ -2,7 +2,9 @@
 
 The run's driver lists every rule of the catalogue with its summary, default level and
 the rule page (``rules/DSLnnn.md``) as help text and Markdown; each result points at its
-rule, file and region, and carries the fix as a SARIF ``fix`` where there is one.
+rule, file and region, carries the fix as a SARIF ``fix`` where there is one, and the
+places that make it true (where the loader is built, where a value comes from) as
+``relatedLocations``.
 Relative paths are given against ``%SRCROOT%`` (the working directory of the run).
 A notebook result names its cell in the message and in ``properties`` and has no region:
 its rows are rows of the cell, not lines of the ``.ipynb`` JSON.
@@ -18,6 +20,7 @@ from urllib.parse import quote
 
 from .. import __version__, catalogue, rule_pages
 from ..diagnostics import Finding, Location
+from .json_format import related_places
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/dslint/dslint"
@@ -91,6 +94,19 @@ def result(item: Finding, index: Dict[str, int]) -> Dict[str, Any]:
                 ],
             }],
         }]
+    places = related_places(item)
+    if places:
+        out["relatedLocations"] = [
+            {"id": number, "message": {"text": place.message},
+             "physicalLocation": {"artifactLocation": _artifact(place.path),
+                                  "region": _region(place.location, place.end_location)}}
+            for number, place in enumerate(places)
+        ]
+        flow = [{"location": {"message": {"text": place.message}, "physicalLocation": {
+            "artifactLocation": _artifact(place.path), "region": _region(place.location, place.end_location)}}}
+            for place in places]
+        flow.append({"location": {"message": {"text": item.code}, "physicalLocation": physical}})
+        out["codeFlows"] = [{"threadFlows": [{"locations": flow}]}]
     if properties:
         out["properties"] = properties
     return out

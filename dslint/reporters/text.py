@@ -10,7 +10,7 @@ from rich.text import Text
 
 from .. import catalogue
 from ..diagnostics import Finding
-from ..sourcefile import SourceText
+from ..sourcefile import SourceText, read
 
 CONTEXT = 1
 
@@ -74,6 +74,8 @@ def render(
         if not concise:
             for line in _frame(item, (sources or {}).get(item.path)):
                 console.print(line)
+            for line in _related(item, sources if sources is not None else {}):
+                console.print(line)
             console.print()
     if quiet:
         return
@@ -105,11 +107,45 @@ def fix_kind(finding: Finding, planned: bool) -> Optional[str]:
     only sometimes counts with the unsafe ones: ``--fix --unsafe-fixes`` is what may fix it."""
     if finding.fix is not None:
         return finding.fix.applicability
-    if planned:
+    if planned or finding.fact("fixable") is False:  # the check already knows no fix applies
         return None
     rule = catalogue.RULES.get(finding.code)
     offered = rule.fix if rule is not None else None
     return {"safe": "safe", "unsafe": "unsafe", "sometimes": "unsafe"}.get(offered or "")
+
+
+def _related(item: Finding, sources: Dict[str, SourceText]) -> List[Text]:
+    """The other places that make the finding true, each with its line of code:
+
+        = because:
+          utils/config.py:8:18: default of `num_workers`
+            8 |     num_workers: int = 0
+    """
+    if not item.related:
+        return []
+    out = [Text("   = because:", style="blue")]
+    for related in item.related:
+        head = Text(f"     {related.path}:{related.location.row}:{related.location.column}: ", style="bold")
+        head.append(related.message)
+        out.append(head)
+        line = _line_of(related.path, related.location.row, sources)
+        if line:
+            out.append(Text(f"       {related.location.row} | ", style="blue") + Text(line.strip()))
+    return out
+
+
+def _line_of(path: str, row: int, sources: Dict[str, SourceText]) -> str:
+    """Line ``row`` of a linted Python file (read once per run; notebooks are not excerpted)."""
+    if path.endswith(".ipynb"):
+        return ""
+    source = sources.get(path)
+    if source is None:
+        source = read(path)
+        if not isinstance(source, SourceText):
+            return ""
+        sources[path] = source
+    lines = source.lines
+    return lines[row - 1] if 0 < row <= len(lines) else ""
 
 
 def _statistics(findings: List[Finding], out: TextIO, planned: bool = True) -> None:

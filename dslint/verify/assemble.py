@@ -43,12 +43,16 @@ def _pick(found: Found) -> Tuple[str, List[str], str, List[str]]:
     methods = sorted({m for m, _, p in found if p.verdict == verdict})
     multi = len({m for m, _, _ in found}) > 1
     evidence = f"[{best[0]}] {best[2].evidence}" if multi else best[2].evidence
+    if verdict == NOT_TESTED and multi:  # each start method's own reason
+        reasons = {f"[{m}] {p.evidence}": None for m, _, p in found if p.verdict == verdict}
+        evidence = "; ".join(reasons)
     sites = sorted({lo.site_key for _, lo, p in found if p.verdict == verdict})
     return verdict, methods, evidence, sites
 
 
 _CONSTRUCTION = {code for _, code in judges.CONSTRUCTION}
-_WORKER_RULES = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL401", "DSL402")
+_WORKER_RULES = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL401", "DSL402", "DSL108", "DSL109",
+                 "DSL405", "DSL502", "DSL304", "DSL404")
 
 
 def _why_not_applied(code: str, lo: LoaderOutcome) -> str:
@@ -65,10 +69,21 @@ def _why_not_applied(code: str, lo: LoaderOutcome) -> str:
         return "the DSL402 probe compares workers; this loader was built with one"
     if code == "DSL301" and not info.get("pin_memory"):
         return "the loader was built without pin_memory=True"
+    if code == "DSL404" and not info.get("persistent_workers"):
+        return "the loader was built without persistent_workers=True: its workers copy the dataset each epoch"
+    if code == "DSL304":
+        return "the script's loop made no second iterator of this loader before the verifier stopped it"
+    if code == "DSL406":
+        return ("the target did not run distributed here (torch.distributed not initialised, or a world size of 1): "
+                "only its ranks side by side show what each one draws; verify the launcher that starts the ranks "
+                "(`torch.multiprocessing.spawn` with the gloo backend runs on one CPU machine)")
     if code == "DSL401" and not info.get("iterable"):
         return "the loader's dataset is not an IterableDataset"
     if code == "DSL103":
         return "OpenCV was not imported when the workers started, so there was no thread pool to count"
+    if code == "DSL502":
+        return ("the DSL502 probe counts descriptors over the script's own loop, which was not driven for 4 "
+                "batches (--no-drive, another loader first, or the loop ended)")
     return f"the {code} probe found nothing to measure on this loader"
 
 

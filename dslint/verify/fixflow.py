@@ -36,8 +36,41 @@ def _copy_project(root: str, dest: str) -> None:
         else:
             shutil.copy2(src, dst)  # follows links: a source file in the copy is a real file
 
-    shutil.copytree(root, dest, symlinks=False, copy_function=copy,
-                    ignore=lambda d, names: [n for n in names if n in _SKIP_DIRS])
+    linked: List[str] = []
+
+    def ignore(folder: str, names: List[str]) -> List[str]:
+        """Skipped names; a linked folder is never walked (``up -> ..`` would copy the
+        parent again and again), it is linked again once the copy is made."""
+        out = []
+        for name in names:
+            path = os.path.join(folder, name)
+            if name in _SKIP_DIRS or (os.path.islink(path) and os.path.isdir(path)):
+                out.append(name)
+                if name not in _SKIP_DIRS:
+                    linked.append(path)
+        return out
+
+    shutil.copytree(root, dest, symlinks=False, copy_function=copy, ignore=ignore)
+    _writable(dest)  # the fixer rightly refuses read-only files: a read-only checkout is fixed in the copy
+    for path in linked:
+        _link_again(path, root, dest)
+
+
+def _writable(dest: str) -> None:
+    for folder, _dirs, files in os.walk(dest):
+        for path in [folder, *(os.path.join(folder, name) for name in files)]:
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode | 0o200)
+
+
+def _link_again(path: str, root: str, dest: str) -> None:
+    """The copy of the linked folder ``path``: a link to the copy's own folder when it
+    points inside the project, else to where it points (data the fixes only read)."""
+    target = os.path.realpath(path)
+    copy = os.path.join(dest, os.path.relpath(path, root))
+    if _inside(target, root):
+        target = os.path.join(dest, os.path.relpath(target, os.path.realpath(root)))
+    os.symlink(target, copy)
 
 
 def _count_files(root: str, limit: int) -> int:

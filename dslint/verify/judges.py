@@ -11,6 +11,7 @@ where its rule cannot apply to this loader (no workers, no pinning...).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -34,6 +35,9 @@ class Ctx:
     prefork: Dict[str, Any] = field(default_factory=dict)
     code_spans: List[Dict[str, Any]] = field(default_factory=list)
     site: Dict[str, Any] = field(default_factory=dict)
+    drive: Dict[str, Any] = field(default_factory=dict)  # the script's own loop, when it was driven
+    script: List[Dict[str, Any]] = field(default_factory=list)  # the script's own iterators, epochs, workers' copies
+    ranks: List[Dict[str, Any]] = field(default_factory=list)  # what each distributed rank's loader draws
 
     @property
     def num_workers(self) -> int:
@@ -168,6 +172,10 @@ def dsl101(ctx: Ctx) -> Optional[Probe]:
         if ctx.error_text():
             parts.append(f"the main process got {_first_line(ctx.error_text(), 200)}")
         return Probe("DSL101", CONFIRMED, "; ".join(parts))
+    if not ctx.workers:  # e.g. spawn could not pickle the dataset: no worker re-imported anything
+        why = f": {_first_line(ctx.error_text(), 160)}" if ctx.error_text() else ""
+        return Probe("DSL101", NOT_TESTED, f"no {ctx.start_method} worker started, so none could re-import "
+                     f"the main module{why}")
     return Probe("DSL101", NOT_REPRODUCED, f"{ctx.start_method} workers started without re-running "
                  "the loader code")
 
@@ -410,6 +418,210 @@ def dsl402(ctx: Ctx) -> Optional[Probe]:
     return Probe("DSL402", NOT_REPRODUCED, f"every worker starts from its own state: {listed}")
 
 
+DAEMONIC = "daemonic processes are not allowed to have children"
+
+
+def dsl108(ctx: Ctx) -> Optional[Probe]:
+    """CONFIRMED when a worker tried to start a process (the spy on ``BaseProcess.start``
+    saw it, or the worker failed with the daemonic-process assertion)."""
+    if ctx.num_workers == 0:
+        return None
+    starts = ctx.of("worker_process")
+    failed = DAEMONIC in (ctx.main.get("error") or {}).get("message", "")
+    failure = f"; it failed with {error_summary(ctx.main.get('error'))}" if ctx.error_text() else ""
+    if starts:
+        e = starts[0]
+        return Probe("DSL108", CONFIRMED, f"worker {e.get('worker_id')} started a child process at "
+                     f"{e.get('site') or 'an unknown site'}{failure}")
+    if failed:
+        return Probe("DSL108", CONFIRMED, f"a worker tried to start a process: {error_summary(ctx.main.get('error'))}")
+    if not ctx.finished or ctx.error_text():
+        return None
+    return Probe("DSL108", NOT_REPRODUCED, f"no worker started a process in {ctx.main.get('batches', 0)} batches")
+
+
+def dsl109(ctx: Ctx) -> Optional[Probe]:
+    """CONFIRMED when the parent ran other Python threads at the moment it forked its workers."""
+    if ctx.num_workers == 0 or "threads" not in ctx.prefork:
+        return None
+    threads = ctx.prefork.get("threads") or []
+    if ctx.start_method != "fork":
+        return Probe("DSL109", NOT_REPRODUCED, f"{ctx.start_method} workers are not forked from the parent "
+                     f"({len(threads)} other thread(s) running there)")
+    if not threads:
+        return Probe("DSL109", NOT_REPRODUCED, "the parent ran only its main thread when it forked the workers")
+    runs = Counter(t.get("runs") or "an unknown target" for t in threads)
+    named = ", ".join(f"{n} running {target}" for target, n in runs.most_common(4))
+    text = f"{len(threads)} thread(s) of the parent were running when it forked the workers: {named}"
+    if ctx.hang:
+        text = f"{hang_summary(ctx.hang, ctx.code_spans)}; {text}"
+    return Probe("DSL109", CONFIRMED, text)
+
+
+def _state_tracks(ctx: Ctx) -> Dict[str, Dict[int, List[Any]]]:
+    """name -> worker id -> [its value after init, its values after its 1st, 2nd, 4th... batch]."""
+    start = {e.get("worker_id"): e.get("state") or {} for e in ctx.workers}
+    before = ctx.prefork.get("state") or {}
+    tracks: Dict[str, Dict[int, List[Any]]] = {}
+    for e in sorted(ctx.of("worker_batch"), key=lambda e: e.get("count", 0)):
+        worker = e.get("worker_id")
+        for name, value in (e.get("state") or {}).items():
+            track = tracks.setdefault(name, {}).setdefault(worker, [start.get(worker, {}).get(name, before.get(name))])
+            track.append(value)
+    return tracks
+
+
+def _keeps_moving(track: List[Any]) -> bool:
+    """A count, not a value set once per worker (a pid, an id read lazily): it still changes
+    between the worker's batches."""
+    initial, values = track[0], track[1:]
+    return initial is not None and len(values) >= 2 and values[-1] != values[0] and values[-1] != initial
+
+
+def dsl405(ctx: Ctx) -> Optional[Probe]:
+    """CONFIRMED when a worker's copy of a number keeps changing over its batches while the
+    main process's copy does not: what the workers counted never reached the main process."""
+    if ctx.num_workers == 0 or not ctx.finished:
+        return None
+    before = ctx.prefork.get("state") or {}
+    after = ctx.main.get("state_after") or {}
+    for name, by_worker in sorted(_state_tracks(ctx).items()):
+        moved = {w: t for w, t in by_worker.items() if _keeps_moving(t)}
+        if moved and name in after and after[name] == before.get(name):
+            parts = ", ".join(f"worker {w}: {t[0]} -> {t[-1]}" for w, t in sorted(moved.items()))
+            return Probe("DSL405", CONFIRMED, f"`{name}` kept changing in the workers' copies ({parts}) while the "
+                         f"main process still has {after[name]} after {ctx.main.get('batches', 0)} batches")
+    if not ctx.of("worker_batch"):
+        return None
+    return Probe("DSL405", NOT_REPRODUCED, f"no number the dataset or collate object holds kept changing in a worker "
+                 f"without the main process seeing it ({len(before)} compared)")
+
+
+def dsl502(ctx: Ctx) -> Optional[Probe]:
+    """CONFIRMED when the script's own loop still holds the shared-memory tensors of most of
+    the batches it has moved past (each one an open descriptor under ``file_descriptor``)."""
+    earlier = int(ctx.drive.get("earlier_batches") or 0)
+    if ctx.num_workers == 0 or earlier < 3:
+        return None
+    kept = int(ctx.drive.get("kept_batches") or 0)
+    counts = ctx.drive.get("shm_fds") or [0]
+    strategy = ctx.drive.get("sharing_strategy") or "unknown"
+    text = (f"after {earlier + 1} batches of the script's own loop, tensors of {kept} of the {earlier} earlier "
+            f"batches are still alive; the main process holds {counts[-1]} shared-memory descriptors "
+            f"(sharing strategy {strategy})")
+    if kept >= earlier - 1:
+        if strategy == "file_system":
+            return Probe("DSL502", NOT_REPRODUCED, f"{text}: with file_system sharing they hold no descriptor")
+        return Probe("DSL502", CONFIRMED, f"{text}: each kept batch holds descriptors until the open-file limit")
+    return Probe("DSL502", NOT_REPRODUCED, f"{text}: the loop does not keep them")
+
+
+def dsl304(ctx: Ctx) -> Optional[Probe]:
+    """Counted in the script's own loop: each new iterator made while the previous one still
+    had batches, and the worker processes it started."""
+    if ctx.num_workers == 0:
+        return None
+    iters = [e for e in ctx.script if e.get("ev") == "script_iter" and e.get("n", 0) > 1]
+    fresh = [e for e in iters if e.get("exhausted") is False and e.get("started")]
+    if len(fresh) >= 2:
+        starts = sum(e["started"] for e in fresh)
+        taken = ", ".join(str(e.get("after")) for e in fresh)
+        return Probe("DSL304", CONFIRMED, f"the script made {len(fresh)} new iterators of this loader, each after "
+                     f"taking only {taken} batch(es) from the previous one: {starts} worker processes started for "
+                     f"those {sum(e.get('after') or 0 for e in fresh)} batches")
+    if not iters:
+        drives = [e for e in ctx.script if e.get("ev") == "drive" and (e.get("steps") or 0) > 1]
+        if drives:
+            return Probe("DSL304", NOT_REPRODUCED, f"the script's loop took {drives[0]['steps']} batches from one "
+                         "iterator without making another")
+        return None
+    reused = [e for e in iters if not e.get("started")]
+    text = (f"{len(iters)} later iterator(s), {len(reused)} of them on the same (persistent) workers"
+            if reused else f"{len(iters)} later iterator(s), each after the previous one ended")
+    return Probe("DSL304", NOT_REPRODUCED, f"the script's loop made {text}")
+
+
+def _stale(ctx: Ctx) -> Tuple[Optional[int], Dict[str, Tuple[str, List[Tuple[int, str]]]], List[str]]:
+    """(epoch, attribute -> (main's value, [(worker, its value)] that differ), attributes
+    compared) for the first epoch after the first where a worker's copy differs from the
+    main process's."""
+    main = {e["epoch"]: e.get("state") or {} for e in ctx.script if e.get("ev") == "main_state"}
+    compared: List[str] = []
+    for epoch in sorted(k for k in main if k > 1):
+        differ: Dict[str, Tuple[str, List[Tuple[int, str]]]] = {}
+        for e in ctx.script:
+            if e.get("ev") != "worker_state" or e.get("epoch") != epoch:
+                continue
+            copy = e.get("state") or {}
+            compared = sorted(set(main[epoch]) & set(copy))
+            for name in compared:
+                if copy[name] != main[epoch][name]:
+                    differ.setdefault(name, (main[epoch][name], []))[1].append((e.get("worker_id"), copy[name]))
+        if differ:
+            return epoch, differ, compared
+    return None, {}, compared
+
+
+def _by_value(copies: List[Tuple[int, str]]) -> str:
+    """"still 0 in workers 0, 1" (grouped by the value they hold)."""
+    groups: Dict[str, List[int]] = {}
+    for worker, value in copies:
+        groups.setdefault(value, []).append(worker)
+    return "; ".join(f"{value} in worker{'s' if len(ids) > 1 else ''} {', '.join(str(i) for i in sorted(ids))}"
+                     for value, ids in sorted(groups.items()))
+
+
+def dsl404(ctx: Ctx) -> Optional[Probe]:
+    if ctx.num_workers == 0 or not ctx.info.get("persistent_workers"):
+        return None
+    epochs = sorted({e["epoch"] for e in ctx.script if e.get("ev") == "worker_state"})
+    epoch, differ, compared = _stale(ctx)
+    if differ:
+        first = {e.get("state", {}).get(k) for e in ctx.script if e.get("ev") == "main_state" and e.get("epoch") == 1
+                 for k in differ}
+        parts = [f"`{name}` is {main} in the main process but {_by_value(copies)}"
+                 for name, (main, copies) in sorted(differ.items())[:3]]
+        since = f" (the first epoch's value was {', '.join(sorted(str(v) for v in first if v))})" if first else ""
+        return Probe("DSL404", CONFIRMED, f"at the start of epoch {epoch} " + "; ".join(parts) + since
+                     + ": the persistent workers kept their first-epoch copy of the dataset")
+    if any(e > 1 for e in epochs):
+        if not compared:
+            return None  # nothing plain to compare (a TensorDataset): no evidence either way
+        names = ", ".join(f"`{n}`" for n in compared[:5]) + (", ..." if len(compared) > 5 else "")
+        return Probe("DSL404", NOT_REPRODUCED, f"at the start of epoch {max(epochs)} every worker's copy of the "
+                     f"dataset matches the main process in the plain attributes compared ({names or 'none'}); shared "
+                     "values (an `mp.Value`, a shared tensor) are one memory and not compared")
+    if ctx.finished:
+        return Probe("DSL404", NOT_TESTED, "the script did not start a second epoch of this loader before it was "
+                     "stopped (an epoch longer than the verifier drives, or a single epoch)")
+    return None
+
+
+def dsl406(ctx: Ctx) -> Optional[Probe]:
+    """Every rank reports, at its first iterator of the loader, what its sampler draws and a
+    digest of its dataset's first samples: ranks holding the same data and each drawing all
+    of it train on the whole dataset."""
+    ranks = {e.get("rank"): e for e in ctx.ranks}
+    if not ranks:
+        return None
+    world = max(e.get("world_size", 0) for e in ranks.values())
+    some = next(iter(ranks.values()))
+    draws = f"each rank's {some.get('sampler')} draws {some.get('draws')} of its {some.get('dataset_len')} samples"
+    if any(e.get("distributed_sampler") for e in ranks.values()):
+        return Probe("DSL406", NOT_REPRODUCED, f"the ranks draw through a DistributedSampler: {draws}")
+    fingerprints = {e.get("fingerprint") for e in ranks.values()}
+    whole = [e for e in ranks.values() if e.get("draws") is not None and e.get("draws") == e.get("dataset_len")]
+    if len(ranks) < 2 or None in fingerprints or len(whole) < len(ranks) and len(fingerprints) == 1:
+        return Probe("DSL406", NOT_TESTED, f"{len(ranks)} of {world} ranks reported this loader, or what they draw "
+                     "could not be counted (an IterableDataset, a custom batch sampler): the ranks' data could not "
+                     "be compared")
+    if len(fingerprints) == 1:
+        return Probe("DSL406", CONFIRMED, f"ranks {sorted(ranks)} of a world of {world} hold the same dataset (their "
+                     f"first samples hash alike) and {draws} per epoch: every rank trains on the whole dataset")
+    return Probe("DSL406", NOT_REPRODUCED, f"the {len(ranks)} ranks hold different data (a dataset sharded by "
+                 f"rank); {draws}")
+
+
 def loader_error(ctx: Ctx) -> Optional[Probe]:
     """An iteration failure no rule explains: the target failing for its own reasons."""
     err = ctx.main.get("error")
@@ -426,11 +638,12 @@ def hang(ctx: Ctx) -> Optional[Probe]:
 
 
 JUDGES: List[Callable[[Ctx], Optional[Probe]]] = [
-    dsl101, dsl102, dsl103, dsl104, dsl105, dsl107, dsl301, dsl401, dsl402,
+    dsl101, dsl102, dsl103, dsl104, dsl105, dsl107, dsl301, dsl401, dsl402, dsl108, dsl109, dsl405, dsl502,
+    dsl304, dsl404, dsl406,
 ]
 PROBED = ("DSL101", "DSL102", "DSL103", "DSL104", "DSL105", "DSL107", "DSL201", "DSL202", "DSL203",
-          "DSL301", "DSL401", "DSL402")
-HANG_RULES = ("DSL103", "DSL104", "DSL107")  # hazards whose symptom can be a hang
+          "DSL301", "DSL401", "DSL402", "DSL108", "DSL109", "DSL405", "DSL502", "DSL304", "DSL404", "DSL406")
+HANG_RULES = ("DSL103", "DSL104", "DSL107", "DSL109")  # hazards whose symptom can be a hang
 
 # Construction errors (raised by DataLoader(...) itself) -> rule.
 CONSTRUCTION = [

@@ -70,7 +70,7 @@ def _metrics(info: Dict[str, Any], facts: Dict[str, Any], workers: List[Dict[str
     return out
 
 
-_WORKER_SIDE = ("worker_batch", "worker_cuda", "worker_info_used")
+_WORKER_SIDE = ("worker_batch", "worker_cuda", "worker_info_used", "worker_process")
 
 
 def _ctx(result: RunResult, lid: int, ev: Dict[str, Any], res: Optional[Dict[str, Any]],
@@ -85,11 +85,22 @@ def _ctx(result: RunResult, lid: int, ev: Dict[str, Any], res: Optional[Dict[str
         prefork = snaps[-1] if snaps else {}
     child = [e for e in evts if e.get("ev") in ("child_iter", "child_iter_error", "child_loader")]
     spans = [d for d in (info.get(k) or {} for k in ("dataset", "collate_fn", "worker_init_fn")) if d.get("file")]
+    drive = next((e for e in evts if e.get("ev") == "drive" and e.get("loader") == lid), {})
+    site = ev.get("site") or {}
+    script = [e for e in evts if e.get("loader") == lid and e.get("ev") in _SCRIPT_SIDE]
+    ranks = [e for e in evts if e.get("ev") == "rank_facts" and _same_site(e.get("site") or {}, site)]
     return judges.Ctx(info, facts, method,
                       workers=[e for e in mine if e.get("ev") == "worker"],
                       child_events=child, hang=hang, stderr=result.stderr_tail,
                       worker_events=[e for e in mine if e.get("ev") in _WORKER_SIDE],
-                      prefork=prefork, code_spans=spans, site=ev.get("site") or {})
+                      prefork=prefork, code_spans=spans, site=site, drive=drive, script=script, ranks=ranks)
+
+
+_SCRIPT_SIDE = ("script_iter", "main_state", "worker_state", "drive")
+
+
+def _same_site(a: Dict[str, Any], b: Dict[str, Any]) -> bool:
+    return a.get("path") == b.get("path") and a.get("line") == b.get("line")
 
 
 def _unfinished(probe: Probe, why: str) -> Probe:

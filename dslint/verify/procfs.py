@@ -138,6 +138,16 @@ def open_files(pid: int, sockets: bool = False) -> Dict[int, str]:
     return out
 
 
+def shared_memory_fds(pid: int) -> int:
+    """Descriptors a process holds on torch's shared-memory segments (``/dev/shm/torch_*``):
+    one per storage received from a worker under the ``file_descriptor`` strategy."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0
+    return sum(1 for name in fds if (fd_target(pid, int(name)) or "").startswith("/dev/shm/torch_"))
+
+
 def same_open_file(pid1: int, fd1: int, pid2: int, fd2: int) -> Optional[bool]:
     """True when two fds are one open file description (shared offset): kcmp(KCMP_FILE).
 

@@ -3,8 +3,9 @@
 For every loader built so far: spawn-safety pickling, one measured run as written, the
 controls that make a structural comparison possible (cv2 threads off, no workers for an
 IterableDataset, no pinning), the transfer probe; then either drive a few batches of the
-script's own loop (data-wait share) or stop the program. Facts go to the events file;
-the verdicts are the supervisor's business, so a hang halfway still leaves evidence.
+script's own loop (data-wait share, and the shared-memory descriptors it keeps open) or
+stop the program. Facts go to the events file; the verdicts are the supervisor's
+business, so a hang halfway still leaves evidence.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import sys
 import time
 from typing import Any, Dict, List, Optional
 
-from .. import events
-from . import env, handles, pull, transfer
+from .. import events, procfs
+from . import between, env, handles, inherited, pull, transfer
 from .patch import call_site
 
 
@@ -117,19 +118,55 @@ class _Sink(io.RawIOBase):
         return len(b)
 
 
+class _StartingProcess:
+    """Stands for the process being started while its arguments are pickled: objects that may
+    only travel to a child at its start (``multiprocessing.Value``, locks, queues) check that one
+    is set (``assert_spawning``), exactly as when spawn pickles the worker's arguments."""
+
+    @staticmethod
+    def duplicate_for_child(fd: int) -> int:
+        return fd
+
+    @staticmethod
+    def DupFd(fd: int) -> "_PassedFd":  # noqa: N802 - multiprocessing's name
+        return _PassedFd(fd)
+
+
+class _PassedFd:
+    """A descriptor that would be passed to the child (spawn's ``_DupFd``): nothing is opened."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def detach(self) -> int:
+        return self.fd
+
+
 def pickle_probe(loader: Any) -> Dict[str, Any]:
-    """Pickle what a spawned worker receives, with the pickler multiprocessing uses."""
+    """Pickle what a spawned worker receives, with the pickler multiprocessing uses, as it
+    does while starting the worker."""
+    from multiprocessing import context as mp_context
     from multiprocessing.reduction import ForkingPickler
 
     out: Dict[str, Any] = {}
-    for name in ("dataset", "collate_fn", "worker_init_fn"):
-        obj = getattr(loader, name)
-        sink = _Sink()
-        try:
-            ForkingPickler(sink, 4).dump(obj)
-            out[name] = {"ok": True, "bytes": sink.n}
-        except BaseException as exc:  # noqa: BLE001 - pickling may raise anything
-            out[name] = {"ok": False, "type": type(exc).__name__, "message": str(exc)[:600]}
+    previous = mp_context.get_spawning_popen()
+    mp_context.set_spawning_popen(_StartingProcess())
+    try:
+        for name in ("dataset", "collate_fn", "worker_init_fn"):
+            obj = getattr(loader, name)
+            sink = _Sink()
+            try:
+                ForkingPickler(sink, 4).dump(obj)
+                out[name] = {"ok": True, "bytes": sink.n}
+            except BaseException as exc:  # noqa: BLE001 - pickling may raise anything
+                if "created in a fork context" in str(exc):
+                    # a lock or ``mp.Value`` made by this fork-started run: under spawn it would be
+                    # made in the spawn context and travel to the workers as they start
+                    out[name] = {"ok": True, "bytes": sink.n, "note": "holds multiprocessing objects"}
+                    continue
+                out[name] = {"ok": False, "type": type(exc).__name__, "message": str(exc)[:600]}
+    finally:
+        mp_context.set_spawning_popen(previous)
     return out
 
 
@@ -143,7 +180,9 @@ def probe(rec: Record) -> None:
     workers = info["num_workers"]
     method = info["start_method"] or "none"
     if workers > 0:
+        before = inherited.thread_ids()
         facts["pickle"] = pickle_probe(loader)
+        inherited.verifier_started(before)
     iterable = info["iterable"] and workers > 0
     if iterable:
         n = max(n, 4 * workers)  # enough batches to see every worker's stream
@@ -185,14 +224,18 @@ def run_pending() -> None:
 
 
 def on_iter(loader: Any, orig_iter: Any) -> Any:
+    between.rank_facts(loader, _record_for(loader).site)
     if not _claim():
         return orig_iter(loader)
     rec = _record_for(loader)
+    driving = os.environ.get(env.DRIVE) == "1" and not _failed
     if rec.probed:
-        return orig_iter(loader)
+        return between.again(rec, loader, orig_iter, env.batches(), stop) if driving else orig_iter(loader)
     run_pending()
-    if os.environ.get(env.DRIVE) == "1" and not _failed:
-        return _Driven(orig_iter(loader), rec, env.batches())
+    if driving:
+        return between.first(rec, loader, orig_iter,
+                             lambda inner, n: _Driven(inner, rec, n, keep_going=between.persistent(loader)),
+                             env.batches())
     stop("probed")
 
 
@@ -219,15 +262,19 @@ def _at_exit() -> None:
 class _Driven:
     """The script's own loop, for N batches: how much of each step waits for data."""
 
-    def __init__(self, inner: Any, rec: Record, n: int) -> None:
+    def __init__(self, inner: Any, rec: Record, n: int, keep_going: bool = False) -> None:
         self.inner = inner
         self.rec = rec
         self.n = n
+        self.keep_going = keep_going  # at the end of the data, let the script go on (to a next epoch)
+        self.exhausted = False
         self.count = 0
         self.wait = 0.0
         self.t_first: Optional[float] = None
         self.t_last = 0.0
         self.reported = False
+        self.shm_fds: List[int] = []  # after each batch: what the script's loop keeps (DSL502)
+        self.received: List[List[Any]] = []  # weak references to each batch's shared storages
         _live_iters.append(inner)
         _active.append(self)
         events.emit("drive_start", loader=rec.id, site=rec.site)
@@ -245,7 +292,11 @@ class _Driven:
         try:
             batch = next(self.inner)
         except StopIteration:
-            self._finish("exhausted")
+            self.exhausted = True
+            if not self.keep_going:
+                self._finish("exhausted")
+            self.report("exhausted")
+            raise
         except BaseException as exc:  # noqa: BLE001
             events.emit("drive_error", loader=self.rec.id, **pull.describe_exception(exc))
             stop("drive_error")
@@ -256,6 +307,8 @@ class _Driven:
             self.wait += t1 - t0
         self.count += 1
         self.t_last = t1
+        self.shm_fds.append(procfs.shared_memory_fds(os.getpid()))
+        self.received.append(inherited.shared_storages(batch))
         events.emit("batch", loader=self.rec.id, phase="drive", i=self.count)
         return batch
 
@@ -276,10 +329,23 @@ class _Driven:
             seconds=round(span, 4),
             data_wait_s=round(self.wait, 4),
             data_wait_share=round(self.wait / span, 3) if span > 0 else None,
+            shm_fds=self.shm_fds,
+            kept_batches=inherited.still_alive(self.received[:-1]),  # the last one is the loop's variable
+            earlier_batches=max(len(self.received) - 1, 0),
+            sharing_strategy=_sharing_strategy(),
         )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+def _sharing_strategy() -> str:
+    try:
+        import torch.multiprocessing as tmp
+
+        return tmp.get_sharing_strategy()
+    except Exception:  # noqa: BLE001
+        return ""
 
 
 def stop(reason: str) -> None:

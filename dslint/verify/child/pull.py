@@ -2,8 +2,9 @@
 
 A run records time to first batch (worker start-up included), batches/s, per-worker
 live threads and context switches from /proc, whether workers still share the parent's
-open file descriptions for the dataset's files (DSL104), sample identities (DSL401),
-warnings, and any exception with the workers' exit codes (the message is racy, the
+open file descriptions for the dataset's files (DSL104), sample identities (DSL401), the
+parent's live threads at the fork (DSL109) and the numbers its dataset holds before and
+after (DSL405), warnings, and any exception with the workers' exit codes (the message is racy, the
 exit codes are not). Every batch emits a heartbeat event for the watchdog.
 """
 
@@ -16,7 +17,7 @@ import warnings
 from typing import Any, Dict, List, Optional
 
 from .. import events, procfs
-from . import env, handles, samples
+from . import env, handles, inherited, samples
 from .patch import state
 from .worker import CollateProbe, WorkerProbe
 
@@ -117,6 +118,9 @@ def run(
         loader.collate_fn = CollateProbe(saved[3], loader_id, phase)
     result: Dict[str, Any] = {"phase": phase, "num_workers": workers, "batches": 0}
     snapshot = prefork_snapshot(loader.dataset) if workers > 0 else {"fds": [], "handles": [], "paths": []}
+    if workers > 0:  # the parent as the workers will copy it: its live threads, its numbers
+        snapshot["threads"] = inherited.live_threads()
+        snapshot["state"] = inherited.numbers(dataset=loader.dataset, collate_fn=saved[3])
     events.emit("prefork", loader=loader_id, phase=phase, snapshot=snapshot)
     hashes: List[str] = []
     kept: List[Any] = []
@@ -168,6 +172,8 @@ def run(
     for entry in snapshot["fds"]:
         entry["pos_after"] = procfs.fd_pos(os.getpid(), entry["fd"])
     result["prefork"] = snapshot
+    if workers > 0:
+        result["state_after"] = inherited.numbers(dataset=loader.dataset, collate_fn=saved[3])
     result["warnings"] = sorted({f"{w.category.__name__}: {w.message}"[:300] for w in caught})
     if keep_batches:
         result["_kept"] = kept

@@ -1,13 +1,15 @@
 """What runs inside each DataLoader worker: the wrapped ``worker_init_fn`` and
 ``collate_fn``.
 
-The init wrapper installs two spies before the user's own init runs (so what that init
+The init wrapper installs three spies before the user's own init runs (so what that init
 does counts): one on CUDA initialisation (``torch.cuda._lazy_init``, which every CUDA
 entry point reaches, the C++ ones included) and on ``torch.cuda.is_available``, one on
 the worker's ``WorkerInfo`` (who reads ``id``/``num_workers``, the sharding DSL401 is
-about). Then it reports the worker's facts. The collate wrapper reports the dataset's
-random generator states after the worker's 1st, 2nd, 4th... batch: what DSL402 needs to
-tell "drew identical values" from "started from identical states".
+about), one on starting a child process (DSL108). Then it reports the worker's facts. The
+collate wrapper reports the dataset's random generator states and the numbers the dataset
+and collate object hold after the worker's 1st, 2nd, 4th... batch: what DSL402 needs to
+tell "drew identical values" from "started from identical states", and what DSL405
+compares with the main process's copy.
 
 Both are module-level classes, so they pickle under spawn exactly when the user's
 functions do.
@@ -20,6 +22,7 @@ import sys
 from typing import Any, Callable, Dict, Optional
 
 from .. import events, procfs
+from . import inherited
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -29,16 +32,17 @@ def _torch_dir() -> str:
     return os.path.dirname(os.path.abspath(torch.__file__)) + os.sep if torch else "\0"
 
 
-def user_frame(depth: int = 2) -> str:
-    """``file:line in function`` of the nearest caller outside torch, or "" when that
-    caller is the verifier itself (its own reads are not the target's)."""
+def user_frame(depth: int = 2, skip: tuple = ()) -> str:
+    """``file:line in function`` of the nearest caller outside torch (and the folders of
+    ``skip``), or "" when that caller is the verifier itself (its own reads are not the
+    target's)."""
     torch_dir = _torch_dir()
     frame = sys._getframe(depth)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
         if path.startswith(_HERE):
             return ""
-        if not path.startswith(torch_dir):
+        if not path.startswith(torch_dir) and not path.startswith(skip):
             return f"{path}:{frame.f_lineno} in {frame.f_code.co_name}"
         frame = frame.f_back
     return ""
@@ -74,6 +78,24 @@ class _Spies:
 
         cuda._lazy_init = spy_lazy_init
         cuda.is_available = spy_is_available
+
+    def install_processes(self) -> None:
+        """A worker is daemonic: any child it starts fails in ``BaseProcess.start`` (DSL108).
+        The spy records who tried, even when the target catches the AssertionError."""
+        import concurrent.futures
+        import multiprocessing
+        import multiprocessing.process as mp_process
+
+        library = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                        for m in (multiprocessing, concurrent.futures))
+        original = mp_process.BaseProcess.start
+        spies = self
+
+        def spy_start(process: Any, *args: Any, **kwargs: Any) -> Any:
+            spies.report("worker_process", "start", user_frame(skip=library))
+            return original(process, *args, **kwargs)
+
+        mp_process.BaseProcess.start = spy_start
 
     def install_worker_info(self) -> None:
         from torch.utils.data._utils import worker as worker_mod
@@ -124,7 +146,7 @@ class WorkerProbe:
             except Exception:  # noqa: BLE001
                 pass
         spies = _Spies(self.loader_id, self.phase, worker_id)
-        for install in (spies.install_cuda, spies.install_worker_info):
+        for install in (spies.install_cuda, spies.install_worker_info, spies.install_processes):
             try:
                 install()
             except Exception:  # noqa: BLE001 - a spy is evidence, never the target's failure
@@ -145,6 +167,7 @@ class WorkerProbe:
             if dataset is not None:
                 facts["rng"] = handles.rng_fingerprints(dataset)
                 facts["handles"] = handles.dataset_handles(dataset)["handles"]
+                facts["state"] = inherited.numbers(dataset=dataset)
             facts.update(procfs.thread_facts(os.getpid()))
         except Exception as exc:  # noqa: BLE001 - facts are best effort
             facts["error"] = f"{type(exc).__name__}: {exc}"
@@ -188,7 +211,8 @@ class CollateProbe:
             if info is None:
                 return
             rng: Dict[str, Dict[str, Any]] = handles.rng_fingerprints(info.dataset)
+            numbers = inherited.numbers(dataset=info.dataset, collate_fn=self.user_fn)
             events.emit("worker_batch", loader=self.loader_id, phase=self.phase, worker_id=info.id,
-                        count=self.count, rng=rng)
+                        count=self.count, rng=rng, state=numbers)
         except Exception:  # noqa: BLE001
             pass

@@ -1,0 +1,43 @@
+"""DSL406 ddp-without-distributed-sampler: every rank trains on the whole dataset.
+
+Distributed data parallel training runs one process per rank, each with its own loader.
+Unless something splits the data by rank (a ``DistributedSampler``, a rank-aware sampler, a
+dataset sharded by rank, a framework that shards), every rank iterates the whole dataset:
+an epoch costs N times as much and each sample is seen N times per epoch.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Set
+
+from ..diagnostics import Finding
+from ..model import loaders
+from ..model.objects import Step
+from ..model.queries import Model
+from .base import finding, where
+
+CODE = "DSL406"
+
+
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[object] = set()
+    for iteration in model.iterations():
+        base = loaders.base_loader(iteration.loader)
+        if base is None or base in reported or iteration.loop is None:
+            continue
+        distributed = model.distributed_training(iteration)
+        if distributed is None:
+            continue
+        split, why = model.rank_split(iteration.loader)
+        if split != "none":
+            continue
+        reported.add(base)
+        model_call, wrapped = distributed
+        built = loaders.construction_step(model.resolver, iteration.loader, "the training loader")
+        yield finding(
+            model, CODE, built.module, built.span,
+            f"DataLoader feeds distributed training (the model is wrapped at {where(model, wrapped, built.module)}) "
+            f"but nothing splits its data by rank: every rank trains on the whole dataset, so an epoch costs "
+            f"world-size times as much; pass `sampler=DistributedSampler(dataset)` and call `set_epoch` each epoch",
+            (wrapped, Step(iteration.module, iteration.span, "the training loop"), model_call) + why + iteration.trail,
+        )

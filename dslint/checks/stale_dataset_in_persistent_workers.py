@@ -1,0 +1,75 @@
+"""DSL404 stale-dataset-in-persistent-workers: epoch changes the workers never see.
+
+With ``persistent_workers=True`` the workers are started once, at the first epoch, each with
+its own copy of the dataset (pickled under spawn, copied by fork), and they keep that copy
+for the whole run. What the main process then does to its dataset object between epochs
+(``dataset.set_epoch(e)``, ``loader.dataset.scale = s``, a curriculum step) changes only the
+main process's copy: every epoch replays the first epoch's state, silently.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional, Set, Tuple
+
+from ..analysis.summary import Span
+from ..diagnostics import Finding
+from ..model import loaders
+from ..model.externals import truthiness
+from ..model.objects import Step
+from ..model.queries import Model
+from .base import finding, source, where
+
+CODE = "DSL404"
+
+
+def _statement(model: Model, module: str, span: Span) -> Span:
+    """From the start of the statement's line: an assignment is recorded at its value."""
+    before = model.project.text_of(module, Span(span.row, 1, span.row, span.col))
+    return Span(span.row, 1 + len(before) - len(before.lstrip()), span.end_row, span.end_col)
+
+
+def _persistent(model: Model, loader) -> Optional[Tuple[Step, ...]]:
+    """Where the loader's workers are made persistent (the keyword, then what makes it true),
+    or None unless ``persistent_workers`` is known true and workers may run."""
+    persistent = model.argument(loader, "persistent_workers")
+    if persistent is None or truthiness(persistent) != "true" or not model.workers(loader).processes:
+        return None
+    given = loaders.argument_source(model.resolver, loader, "persistent_workers")
+    kept = Step(given.site.module, given.span, "workers kept across epochs") if given else \
+        loaders.construction_step(model.resolver, loader, "the loader, with persistent workers")
+    return (kept,) + next((f.trail for f in persistent if truthiness((f,)) == "true"), ())[:2]
+
+
+def check(model: Model) -> Iterator[Finding]:
+    reported: Set[object] = set()
+    for iteration in model.iterations():
+        if iteration.loop is None or model.managed(iteration.loader):
+            continue
+        kept = _persistent(model, iteration.loader)
+        repeat = model.epoch_loop(iteration) if kept else None
+        if repeat is None:
+            continue
+        for change in model.dataset_changes(iteration.loader, repeat):
+            span = _statement(model, change.module, change.span) if change.store else change.span
+            key = (change.module, span.row, span.col, change.attr)
+            if key not in reported:
+                reported.add(key)
+                yield _finding(model, change, span, kept, repeat, iteration)
+
+
+def _finding(model: Model, change, span: Span, kept, repeat, iteration) -> Finding:
+    name = model.project.klass(change.obj.cls.module, change.obj.cls.qualname).name
+    loop_step = Step(repeat.module, repeat.loop.span, "once per epoch") if repeat.loop is not None else None
+    return finding(
+        model, CODE, change.module, span,
+        f"`{_short(source(model, change.module, span))}` changes `{name}.{change.attr}` in the main process "
+        f"between epochs, but the DataLoader's workers are persistent ({where(model, kept[0], change.module)}): "
+        f"each keeps the copy it got in the first epoch and never sees the change; pass the value through the "
+        f"sampler or shared memory, or drop `persistent_workers`",
+        kept + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"), loop_step,
+                               Step(iteration.module, iteration.span, "iterated here")) + repeat.trail,
+    )
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."

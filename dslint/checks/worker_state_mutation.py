@@ -1,0 +1,123 @@
+"""DSL405 worker-state-mutation: worker code changes state the main process or the other
+workers are meant to share.
+
+Each DataLoader worker runs on its own copy of the dataset (and of the transform and collate
+objects it holds). A counter incremented in ``__getitem__`` or ``collate_fn``
+(``self.batch_count += 1``) counts only that worker's batches: a schedule driven by it runs
+``num_workers`` times slower and differently in each worker, and the main process never sees
+the count; a cache or log filled in a worker is lost to the main process. Nothing fails.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Set, Tuple
+
+from ..diagnostics import Finding
+from ..model import effects
+from ..model.objects import Cls, Func, Inst, Lit, Step
+from ..model.queries import Model
+from .base import finding
+
+CODE = "DSL405"
+MAIN_PROTOCOL = frozenset({"__len__", "__repr__", "__str__", "state_dict", "__getstate__"})
+HINT = "keep it in the main process, share it (`multiprocessing.Value`), or derive it from the index"
+
+
+def check(model: Model) -> Iterator[Finding]:
+    objects: Dict[Inst, Tuple[object, object, object, Set[Func]]] = {}
+    for loader, workers, function in model.worker_runs():
+        if loader is None or workers is None or not workers.positive or workers.threads:
+            continue
+        obj = function.self_obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            entry = objects.setdefault(obj, (loader, workers, function, set()))
+            entry[3].add(function.func)
+    reported: Set[Tuple[str, object]] = set()
+    for obj, (loader, workers, function, worker_funcs) in objects.items():
+        if any(effects.consults_worker_info(model, f) for f in worker_funcs):
+            continue  # the object tells its workers apart itself
+        yield from _mutations(model, obj, loader, workers, function, worker_funcs, reported)
+
+
+def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs: Set[Func], reported):
+    found: Dict[str, List[effects.Mutation]] = {}
+    where: Dict[str, Func] = {}
+    for func in sorted(worker_funcs):
+        for mutation in effects.self_mutations(model, func):
+            found.setdefault(mutation.attr, []).append(mutation)
+            where.setdefault(mutation.attr, func)
+    worker_reads = set().union(*(model.function_summary(f).self_reads for f in worker_funcs))
+    for attr, mutations in sorted(found.items()):
+        kinds = {m.kind for m in mutations}
+        if "reset" in kinds:
+            continue  # a worker sets it itself (an iterator's position, a handle opened lazily)
+        reader = _main_reader(model, obj, attr, worker_funcs)
+        if "count" in kinds and (attr in worker_reads or reader) and _plain_number(model, obj, attr, worker_funcs):
+            mutation = next(m for m in mutations if m.kind == "count")
+        elif "container" in kinds and reader:
+            mutation = next(m for m in mutations if m.kind == "container")
+        else:
+            continue
+        key = (mutation.module, mutation.span)
+        if key in reported:
+            continue
+        reported.add(key)
+        name = model.function_summary(where[attr]).qualname.replace(".<locals>", "")
+        what = "counts" if mutation.kind == "count" else "fills"
+        if reader:
+            effect = (f"`{reader[0]}`, which the main process calls, reads the main process's copy and never sees "
+                      f"what the workers did")
+        else:
+            effect = "what it drives advances in each worker separately, `num_workers` times slower than planned"
+        steps = (Step(reader[1], reader[2], "read in the main process"),) if reader else ()
+        yield finding(
+            model, CODE, mutation.module, mutation.span,
+            f"`{name}` {what} `self.{attr}` in each DataLoader worker's own copy ({workers.describe()} workers): "
+            f"{effect}; {HINT}",
+            (model.construction(loader, "the loader is built here"),) + tuple(workers.trail("positive")) + steps
+            + tuple(function.trail),
+        )
+
+
+def _plain_number(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> bool:
+    """Whether the main process sets ``self.attr`` to plain numbers only (``self.count = 0``):
+    not a shared object (``mp.Value``, a project class) whose ``+=`` every worker sees."""
+    values = []
+    for cls in model.resolver.mro(obj.cls):
+        if not isinstance(cls, Cls):
+            continue
+        for function, store in model.resolver.self_stores(cls).get(attr, ()):
+            if store.kind == "assign" and Func(cls.module, function.qualname) not in worker_funcs:
+                ctx = model.resolver.method_ctx(obj, cls.module, function)
+                values.extend(model.resolver.eval(store.value, ctx))
+    return bool(values) and all(isinstance(f.obj, Lit) and type(f.obj.value) in (int, float) for f in values)
+
+
+def _main_reader(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]):
+    """(method name, module, span) of a method the main process runs that reads ``self.attr``:
+    one the project calls (or a protocol method such as ``__len__``) outside worker code."""
+    for cls in model.resolver.mro(obj.cls):
+        if not isinstance(cls, Cls):
+            continue
+        klass = model.project.klass(cls.module, cls.qualname)
+        for method in klass.methods if klass is not None else ():
+            func = Func(cls.module, f"{cls.qualname}.{method}")
+            function = model.function_summary(func)
+            if function is None or func in worker_funcs or method in ("__init__", "__del__") \
+                    or attr not in function.self_reads:
+                continue
+            if method in MAIN_PROTOCOL or _called_in_main(model, func):
+                return method, cls.module, function.span
+    return None
+
+
+def _called_in_main(model: Model, func: Func) -> bool:
+    """Whether some call of ``func`` is in code no worker runs."""
+    in_workers = model.__dict__.get("_dsl405_worker_funcs")
+    if in_workers is None:
+        in_workers = model.__dict__["_dsl405_worker_funcs"] = {f.func for _, _, f in model.worker_runs()}
+    for site, _ in model.resolver.callers(func):
+        scope = model.project.call(site).scope
+        if Func(site.module, scope) not in in_workers:
+            return True
+    return False

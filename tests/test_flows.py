@@ -1,0 +1,75 @@
+"""Issue 10's flows: hazards spread over functions, attributes, configs and files are found,
+with the places that make them true shown beside them; their look-alikes stay silent.
+
+Each ``fixtures/flows/<name>/EXPECTED`` lists ``path:row CODE`` for every finding of the
+default rules (so every other file there, the ``ok_*`` look-alikes, must be silent),
+optionally followed by ``| path:row, ...``: places that must be among its related locations.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import FIXTURES, lint_json, run_cli
+
+FLOWS = sorted(p.parent for p in (FIXTURES / "flows").glob("*/EXPECTED"))
+
+
+def _expected(repo):
+    out = []
+    for line in (repo / "EXPECTED").read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        head, _, related = line.partition("|")
+        out.append((head.strip(), {r.strip() for r in related.split(",") if r.strip()}))
+    return sorted(out, key=lambda item: item[0])
+
+
+def _got(repo):
+    out = []
+    for item in lint_json(".", cwd=repo):
+        head = f"{item['filename'].removeprefix('./')}:{item['location']['row']} {item['code']}"
+        places = {f"{r['filename'].removeprefix('./')}:{r['location']['row']}" for r in item["related"]}
+        out.append((head, places))
+    return sorted(out, key=lambda item: item[0])
+
+
+@pytest.mark.parametrize("repo", FLOWS, ids=[r.name for r in FLOWS])
+def test_flow_repo(repo):
+    expected, got = _expected(repo), _got(repo)
+    assert [head for head, _ in got] == [head for head, _ in expected]
+    for (head, places), (_, wanted) in zip(got, expected):
+        assert wanted <= places, f"{head}: missing related {sorted(wanted - places)} (has {sorted(places)})"
+
+
+def test_related_locations_in_text_sarif_and_flake8():
+    repo = FIXTURES / "flows" / "defaults_configs"
+    text = run_cli("check", "--no-cache", ".", cwd=repo).stdout
+    assert "= because:" in text
+    assert "config.py:7:24: default of field `num_workers`" in text
+    assert "7 | num_workers: int = 0" in text
+
+    sarif = json.loads(run_cli("check", "--no-cache", "--output-format", "sarif", ".", cwd=repo).stdout)
+    result = next(r for r in sarif["runs"][0]["results"] if r["ruleId"] == "DSL201")
+    places = [(loc["physicalLocation"]["artifactLocation"]["uri"], loc["physicalLocation"]["region"]["startLine"])
+              for loc in result["relatedLocations"]]
+    assert ("config.py", 7) in places
+    flow = result["codeFlows"][0]["threadFlows"][0]["locations"]
+    assert flow[-1]["location"]["physicalLocation"]["region"]["startLine"] == 16  # the finding ends the flow
+
+    github = run_cli("check", "--no-cache", "--output-format", "github", ".", cwd=repo).stdout
+    assert "see datamodule.py:15" in github or "config.py:7" in github
+
+
+def test_related_locations_in_flake8_message():
+    pytest.importorskip("flake8")
+    import subprocess
+    import sys
+
+    repo = FIXTURES / "flows" / "defaults_configs"
+    result = subprocess.run([sys.executable, "-m", "flake8", "--select", "DSL", "."], cwd=repo,
+                            capture_output=True, text=True)
+    line = next(l for l in result.stdout.splitlines() if "DSL201" in l)
+    assert "(see " in line and "config.py:7: default of field `num_workers`" in line
