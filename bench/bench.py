@@ -122,8 +122,8 @@ def measure(command: List[str], env=None) -> Run:
     stderr = process.stderr.read().decode(errors="replace")
     process.stderr.close()
     process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0, 1):
-        print(f"  ! {' '.join(command[:4])}... exited {process.returncode}: {stderr[-300:]}", file=sys.stderr)
+    if process.returncode not in (0, 1):  # a failed run would pass for a fast one
+        raise SystemExit(f"{' '.join(command[:4])}... exited {process.returncode}: {stderr[-300:]}")
     return Run(wall, usage.ru_utime + usage.ru_stime, peak / 1024, process.returncode)
 
 
@@ -174,12 +174,14 @@ def edit_targets(root: Path) -> Dict[str, Optional[Path]]:
             "edited (unread)": Path(max(unread)[1]) if unread else None}
 
 
+CHECKOUT = str(Path(__file__).resolve().parents[1])
+
+
 # the benchmark --------------------------------------------------------------------------------
 def commands(tree: Path, dslint_path: Optional[str], cache: Path):
     env = dict(os.environ)
     env["DSLINT_CACHE_DIR"] = str(cache / "dslint")
-    if dslint_path:
-        env["PYTHONPATH"] = dslint_path + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = (dslint_path or CHECKOUT) + os.pathsep + env.get("PYTHONPATH", "")
     dslint = [sys.executable, "-m", "dslint", "check", str(tree), "-q", "--exit-zero"]
     ruff = ["ruff", "check", str(tree), "--exit-zero", "--quiet", "--cache-dir", str(cache / "ruff")]
     return {"dslint": (dslint, env), "ruff": (ruff, None)}
@@ -278,7 +280,7 @@ def main() -> int:
     parser.add_argument("--training", default=str(training_default()))
     parser.add_argument("--repeat", type=int, default=3, help="runs of each kind (the median is reported)")
     parser.add_argument("--trees", default="data-heavy,corpus,training", help="which trees, comma-separated")
-    parser.add_argument("--dslint-path", help="run the dslint package found in this folder instead")
+    parser.add_argument("--dslint-path", help="run the dslint package found in this folder (default: this checkout)")
     parser.add_argument("--work", help="scratch folder (default: a temporary one, removed after)")
     parser.add_argument("--peers", action="store_true", help="also time flake8 and a TorchFix sample")
     parser.add_argument("--torchfix-files", type=int, default=40)

@@ -13,7 +13,6 @@ import functools
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from . import sourcefile

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..analysis.summary import CallSite, ClassSummary, FunctionSummary, Loop, ModuleSummary
-from ..analysis.values import Attr, Call, Imported, Name, last_name
+from ..analysis.values import Attr, Call, Imported, last_name
 from .objects import SiteRef
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")

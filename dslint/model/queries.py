@@ -18,7 +18,7 @@ Rules combine these with the resolver's answers; they hold no facts of their own
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
 from ..analysis.values import Attr, Call, Const, Imported, Item, Name, Starred, dotted, last_name
@@ -872,7 +872,7 @@ class Model:
         """Copies of host batches to a device, each with the loader the batch came from."""
         if self._moves is not None:
             return self._moves
-        from .externals import device_target, truthiness
+        from .externals import device_target
 
         found: List[Move] = []
         for method in MOVE_METHODS:

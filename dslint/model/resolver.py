@@ -30,7 +30,6 @@ from ..analysis.values import (
     Part,
     Seq,
     Starred,
-    Unknown,
     Value,
     FAR,
     last_name,

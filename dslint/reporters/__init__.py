@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Dict
+from typing import Callable
 
 FORMATS = ("full", "concise", "json", "json-lines", "github", "sarif", "junit")
 
