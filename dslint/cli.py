@@ -227,6 +227,7 @@ def run_check(args: argparse.Namespace) -> int:
         _warn("No Python files found")
     if args.diff:
         if not args.quiet:
+            sys.stdout.flush()  # the diff first, where both streams go to one place
             noun = "error" if fixed == 1 else "errors"
             print(f"Would fix {fixed} {noun}." if fixed else "No errors would be fixed.", file=sys.stderr)
         if args.exit_zero:

@@ -246,7 +246,7 @@ def test_encoding_newlines_permissions_and_untouched_bytes(tmp_path):
     os.chmod(path, 0o751)
     result = _fix("latin.py", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    expected = source.replace("persistent_workers=True", "persistent_workers=0 > 0")
+    expected = source.replace(",  persistent_workers=True", "")  # a literal zero count: the keyword goes
     assert path.read_bytes() == expected.encode("latin-1")
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o751
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dslint-")]
@@ -545,3 +545,16 @@ def test_diff_shows_exactly_what_fix_writes(tree, tmp_path):
     assert diff.stdout == _written_diff(before, _snapshot(repo)) != ""
     would = [line for line in diff.stderr.splitlines() if line.startswith("Would fix ")][0]
     assert would.replace("Would fix", "Fixed").rstrip(":.") == fix.stdout.splitlines()[0].rstrip(":")
+
+
+def test_persistent_workers_with_a_literal_zero_count_is_removed_not_tied(tmp_path):
+    """``num_workers=0`` written out: the advice and the fix drop the keyword (never ``0 > 0``)."""
+    path = tmp_path / "lit.py"
+    path.write_text("from torch.utils.data import DataLoader\n\n\ndef main(ds):\n"
+                    "    for b in DataLoader(ds, num_workers=0, persistent_workers=True):\n        print(b)\n",
+                    encoding="utf-8")
+    [found] = lint_json("--select", "DSL201", "lit.py", cwd=tmp_path)
+    assert found["message"].endswith(": remove it"), found["message"]
+    assert found["fix"]["message"] == "Remove `persistent_workers=...`"
+    _fix("--select", "DSL201", "lit.py", cwd=tmp_path)
+    assert "DataLoader(ds, num_workers=0):" in path.read_text(encoding="utf-8")

@@ -36,7 +36,8 @@ def check(model: Model) -> Iterator[Finding]:
         count_text = source(model, count.site.module, count.span) if count is not None else ""
         count_text = count_text.split("=", 1)[1].strip() if "=" in count_text else count_text
         keyword = loaders.written_name(model.resolver, loader, "persistent_workers")
-        suggestion = f"use `{keyword}={count_text} > 0`" if count_text else "remove it"
+        literal = count_text.isdigit()  # ``num_workers=0`` written out: tying the two would read ``0 > 0``
+        suggestion = f"use `{keyword}={count_text} > 0`" if count_text and not literal else "remove it"
         zero_trail = workers.trail("zero")
         yield finding(
             model, CODE, module, given.span,

@@ -90,7 +90,7 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     if workers is None and site.workers_source is not None:
         raise Decline("num_workers given outside this call")
     fix = FixPlan(CODE, "", "safe", key=(CODE, id(arg)))
-    if workers is None:
+    if workers is None or isinstance(workers.value, cst.Integer):  # no count here, or a literal one
         fix.message = "Remove `persistent_workers=...`"
         fix.on_node(call, dropping("persistent_workers"))
     else:
