@@ -45,5 +45,6 @@ def check(model: Model) -> Iterator[Finding]:
             f"{default_note(model, zero_trail, module)} raises `ValueError: persistent_workers option needs "
             f"num_workers > 0`: {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + zero_trail,
+            fixable=keyword == "persistent_workers",  # a library's own keyword is left to its author
             **loaders.fix_facts(model.resolver, loader),
         )
