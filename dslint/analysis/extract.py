@@ -47,8 +47,9 @@ CMPOPS = {
 }
 UNARYOPS = {ast.USub: "neg", ast.Not: "not", ast.UAdd: "pos", ast.Invert: "inv"}
 CONST_TYPES = (int, float, bool, type(None))
-_NAME, _LOAD, _CONSTANT = ast.Name, ast.Load, ast.Constant
+_NAME, _LOAD, _CONSTANT, _ATTRIBUTE = ast.Name, ast.Load, ast.Constant, ast.Attribute
 _PLAIN = frozenset(CONST_TYPES)  # the exact types of ``ast.Constant`` values kept as they are
+UNKNOWN_STR, UNKNOWN_CONST = Unknown("str"), Unknown("const")
 _new = tuple.__new__  # builds a NamedTuple without its Python-level ``__new__`` (same object, less work)
 
 
@@ -92,8 +93,11 @@ class Extractor:
     def __init__(self, path: str, text: str):
         self.path = path
         self.lines = text.split("\n")
-        self.ascii = text.isascii()
-        self._ascii: Dict[int, bool] = {}
+        self.wide: Set[int] = set()  # rows with a non-ASCII character, where bytes are not characters
+        if text.isascii():
+            self.span = self._ascii_span
+        else:
+            self.wide = {row for row, line in enumerate(self.lines, 1) if not line.isascii()}
         self.summary = ModuleSummary(path)
         self.module_scope = Scope("module", "")
         self.scope = self.module_scope
@@ -129,24 +133,22 @@ class Extractor:
 
     # positions ------------------------------------------------------------------
     def _col(self, row: int, byte_col: int) -> int:
-        ascii_line = self._ascii.get(row)
-        if ascii_line is None:
-            line = self.lines[row - 1] if 0 < row <= len(self.lines) else ""
-            ascii_line = self._ascii[row] = line.isascii()
-        if ascii_line:
+        if row not in self.wide:
             return byte_col + 1
         line = self.lines[row - 1]
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
 
     def span(self, node: ast.AST) -> Span:
-        row = node.lineno
-        end_row = node.end_lineno or row
-        end_col = node.end_col_offset
-        if self.ascii:  # byte offsets are character offsets: no per-line lookups
-            col = node.col_offset + 1
-            return _new(Span, (row, col, end_row, end_col + 1 if end_col is not None else col + 1))
-        return _new(Span, (row, self._col(row, node.col_offset), end_row,
-                           self._col(end_row, end_col) if end_col is not None else self._col(row, node.col_offset) + 1))
+        """The node's span (``_ascii_span`` in an ASCII file; a parsed node has every position)."""
+        row, end_row, wide = node.lineno, node.end_lineno, self.wide
+        col = node.col_offset + 1 if row not in wide else self._col(row, node.col_offset)
+        end_col = node.end_col_offset + 1 if end_row not in wide else self._col(end_row, node.end_col_offset)
+        return _new(Span, (row, col, end_row, end_col))
+
+    @staticmethod
+    def _ascii_span(node: ast.AST) -> Span:
+        """``span`` of an ASCII file: byte offsets are character offsets (a parsed node has every position)."""
+        return _new(Span, (node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1))
 
     def name_span(self, node, name: str) -> Span:
         """The span of ``name`` in ``def name`` / ``class name`` (the header's first line)."""
@@ -220,9 +222,9 @@ class Extractor:
         elif isinstance(target, (ast.Tuple, ast.List)):
             for index, element in enumerate(target.elts):
                 if isinstance(element, ast.Starred):
-                    self.bind_target(element.value, Part(value, -1), kind)
+                    self.bind_target(element.value, _new(Part, (value, -1)), kind)
                 else:
-                    self.bind_target(element, Part(value, index), kind)
+                    self.bind_target(element, _new(Part, (value, index)), kind)
         elif isinstance(target, ast.Attribute):
             self.store(target.value, target.attr, value, source if source is not None else target, kind)
         elif isinstance(target, ast.Subscript):
@@ -235,8 +237,8 @@ class Extractor:
         target = self.expr(base)
         root = target.id if isinstance(target, Name) else None
         guarded = root is not None and (root, attr) in self.none_guards
-        self.summary.stores.append(AttrStore(self.scope.qualname, target, attr, value, self.span(node), kind, guarded,
-                                             self.loop, self.block, key))
+        self.summary.stores.append(_new(AttrStore, (self.scope.qualname, target, attr, value, self.span(node), kind, guarded,
+                                                    self.loop, self.block, key)))
 
     def conditional(self, stmts, first_row: int, last_row: int, prelude=None) -> None:
         """Run ``stmts`` as a block that may not execute (a branch, a loop body, a handler);
@@ -285,8 +287,8 @@ class Extractor:
         if isinstance(arg.annotation, (ast.Name, ast.Attribute)):
             annotation = _dotted(arg.annotation) or ""
         value = self.expr(default) if default is not None else None
-        return Param(arg.arg, kind, value, self.span(arg), self.span(default) if default is not None else None,
-                     annotation)
+        return _new(Param, (arg.arg, kind, value, self.span(arg), self.span(default) if default is not None else None,
+                            annotation))
 
     def _child_qualname(self, name: str) -> str:
         outer = self.scope
@@ -301,7 +303,7 @@ class Extractor:
         decorators = tuple(self.expr(d) for d in node.decorator_list)
         params = self._params(node.args)
         qualname = self._child_qualname(node.name)
-        self.bind_name(node.name, FunctionRef(qualname), self.name_span(node, node.name), "def")
+        self.bind_name(node.name, _new(FunctionRef, (qualname,)), self.name_span(node, node.name), "def")
         if outer.kind == "class":
             outer.methods.append(node.name)
         self_name = None
@@ -310,7 +312,7 @@ class Extractor:
             self_name = params[0].name
         scope = Scope("function", qualname, self_name)
         for param in params:
-            scope.bindings.setdefault(param.name, []).append(Binding("param", UNKNOWN, param.span))
+            scope.bindings.setdefault(param.name, []).append(_new(Binding, ("param", UNKNOWN, param.span, False, 0, -1)))
         summary = FunctionSummary(qualname, node.name, self.name_span(node, node.name), outer.qualname, outer.kind,
                                   "function", params, decorators, guarded=self.guarded,
                                   end_row=node.end_lineno or node.lineno)
@@ -385,8 +387,8 @@ class Extractor:
     def _loop_record(self, kind: str, iterable: Optional[Value], target: Optional[str], header: Span,
                      body: Optional[Span], end_row: int) -> int:
         loops = self.summary.loops
-        loops.append(Loop(self.scope.qualname, kind, iterable, target, header, body, end_row, self.loop,
-                          self.guarded, self.top if self.scope.kind == "module" else None))
+        loops.append(_new(Loop, (self.scope.qualname, kind, iterable, target, header, body, end_row, self.loop,
+                                 self.guarded, self.top if self.scope.kind == "module" else None)))
         return len(loops) - 1
 
     def _for(self, node) -> None:
@@ -498,18 +500,23 @@ class Extractor:
 
     def _import_from(self, node: ast.ImportFrom) -> None:
         base = node.module or ""
+        level = node.level
         at_import_time = self.scope.kind == "module" and not self.guarded
         if at_import_time:
-            self.imports.append(Imported(base, node.level))
+            self.imports.append(_new(Imported, (base, level)))
+        span = None
         for alias in node.names:
-            path = f"{base}.{alias.name}" if base else alias.name
-            if alias.name == "*":
+            name = alias.name
+            if name == "*":
                 if self.scope.kind == "module":
-                    self.summary.star_imports += (Imported(base, node.level),)
+                    self.summary.star_imports += (Imported(base, level),)
                 continue
-            self.bind_name(alias.asname or alias.name, Imported(path, node.level), self.span(node), "import")
+            imported = _new(Imported, (f"{base}.{name}" if base else name, level))
+            if span is None:
+                span = self.span(node)
+            self.bind_name(alias.asname or name, imported, span, "import")
             if at_import_time:
-                self.imports.append(Imported(path, node.level))
+                self.imports.append(imported)
 
     def _global(self, node: ast.Global) -> None:
         self.scope.globals.update(node.names)
@@ -538,8 +545,16 @@ class Extractor:
             if type(value) in _PLAIN:
                 return _new(Const, (value,))
             if type(value) is str:
-                return _new(Const, (value,)) if len(value) <= MAX_STR else Unknown("str")
-            return Unknown("const")
+                return _new(Const, (value,)) if len(value) <= MAX_STR else UNKNOWN_STR
+            return UNKNOWN_CONST
+        if kind is _ATTRIBUTE:  # inlined too (see ``_attribute``)
+            base = self.expr(node.value)
+            attr = node.attr
+            scope = self.scope
+            scope.attr_loads.add(attr)
+            if scope.self_name is not None and type(base) is Name and base[0] == scope.self_name:
+                scope.self_reads.add(attr)
+            return _new(Attr, (base, attr))
         handler = self.expr_dispatch.get(kind)
         if handler is not None:
             return handler(node)
@@ -555,8 +570,8 @@ class Extractor:
         if isinstance(value, CONST_TYPES):
             return _new(Const, (value,))
         if isinstance(value, str):
-            return _new(Const, (value,)) if len(value) <= MAX_STR else Unknown("str")
-        return Unknown("const")
+            return _new(Const, (value,)) if len(value) <= MAX_STR else UNKNOWN_STR
+        return UNKNOWN_CONST
 
     def _name(self, node: ast.Name) -> Value:
         name = node.id
@@ -583,13 +598,21 @@ class Extractor:
     def _call(self, node: ast.Call) -> Value:
         expr, span = self.expr, self.span
         func = expr(node.func)
-        args = tuple([expr(a) for a in node.args])
-        keywords = tuple([(k.arg, expr(k.value)) for k in node.keywords])
+        arg_nodes, keyword_nodes = node.args, node.keywords
+        if arg_nodes:
+            args = tuple([expr(a) for a in arg_nodes])
+            arg_spans = tuple([span(a) for a in arg_nodes])
+        else:
+            args = arg_spans = ()
+        if keyword_nodes:
+            keywords = tuple([(k.arg, expr(k.value)) for k in keyword_nodes])
+            keyword_spans = tuple([span(k) for k in keyword_nodes])
+        else:
+            keywords = keyword_spans = ()
         scope = self.scope
         calls = self.summary.calls
         calls.append(_new(CallSite, (
-            scope.qualname, func, args, keywords, span(node),
-            tuple([span(a) for a in node.args]), tuple([span(k) for k in node.keywords]),
+            scope.qualname, func, args, keywords, span(node), arg_spans, keyword_spans,
             self.loop, self.guarded, False, self.handlers, self.top if scope.kind == "module" else None,
         )))
         return _new(Call, (len(calls) - 1,))
@@ -600,7 +623,7 @@ class Extractor:
         qualname = self._child_qualname(f"<lambda:{span.row}:{span.col}>")
         scope = Scope("function", qualname)
         for param in params:
-            scope.bindings.setdefault(param.name, []).append(Binding("param", UNKNOWN, param.span))
+            scope.bindings.setdefault(param.name, []).append(_new(Binding, ("param", UNKNOWN, param.span, False, 0, -1)))
         summary = FunctionSummary(qualname, "<lambda>", span, self.scope.qualname, self.scope.kind, "lambda",
                                   params, guarded=self.guarded, end_row=span.end_row)
         self._enter(scope, node.body)
@@ -619,22 +642,22 @@ class Extractor:
         return _new(Op, (BINOPS.get(type(node.op), "?"), (self.expr(node.left), self.expr(node.right))))
 
     def _unaryop(self, node: ast.UnaryOp) -> Value:
-        return Op(UNARYOPS.get(type(node.op), "?"), (self.expr(node.operand),))
+        return _new(Op, (UNARYOPS.get(type(node.op), "?"), (self.expr(node.operand),)))
 
     def _boolop(self, node: ast.BoolOp) -> Value:
-        return Op("and" if isinstance(node.op, ast.And) else "or", tuple(self.expr(v) for v in node.values))
+        return _new(Op, ("and" if type(node.op) is ast.And else "or", tuple([self.expr(v) for v in node.values])))
 
     def _compare(self, node: ast.Compare) -> Value:
         left = self.expr(node.left)
         parts = []
         for op, right_node in zip(node.ops, node.comparators):
             right = self.expr(right_node)
-            parts.append(Op(CMPOPS.get(type(op), "?"), (left, right)))
+            parts.append(_new(Op, (CMPOPS.get(type(op), "?"), (left, right))))
             left = right
-        return parts[0] if len(parts) == 1 else Op("and", tuple(parts))
+        return parts[0] if len(parts) == 1 else _new(Op, ("and", tuple(parts)))
 
     def _ifexp(self, node: ast.IfExp) -> Value:
-        return Op("if", (self.expr(node.test), self.expr(node.body), self.expr(node.orelse)))
+        return _new(Op, ("if", (self.expr(node.test), self.expr(node.body), self.expr(node.orelse))))
 
     def _joinedstr(self, node: ast.JoinedStr) -> Value:
         parts = []
@@ -645,7 +668,7 @@ class Extractor:
                     self.expr(value.format_spec)
             else:
                 parts.append(self.expr(value))
-        return Op("fstr", tuple(parts))
+        return _new(Op, ("fstr", tuple(parts)))
 
     def _comprehension(self, node) -> Value:
         for generator in node.generators:
