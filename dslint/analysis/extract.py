@@ -120,7 +120,6 @@ class Extractor:
         if hasattr(ast, "TryStar"):
             self.stmt_dispatch[ast.TryStar] = self._try
         self.expr_dispatch = {
-            ast.Constant: self._constant, ast.Name: self._name, ast.Attribute: self._attribute,
             ast.Subscript: self._subscript, ast.Call: self._call, ast.Lambda: self._lambda,
             ast.List: self._display, ast.Tuple: self._display, ast.Set: self._display, ast.Dict: self._dict,
             ast.BinOp: self._binop, ast.UnaryOp: self._unaryop, ast.BoolOp: self._boolop,
@@ -149,6 +148,12 @@ class Extractor:
     def _ascii_span(node: ast.AST) -> Span:
         """``span`` of an ASCII file: byte offsets are character offsets (a parsed node has every position)."""
         return _new(Span, (node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1))
+
+    def spans(self, nodes) -> Tuple[Span, ...]:
+        if self.wide:
+            span = self.span
+            return tuple([span(node) for node in nodes])
+        return tuple([_new(Span, (n.lineno, n.col_offset + 1, n.end_lineno, n.end_col_offset + 1)) for n in nodes])
 
     def name_span(self, node, name: str) -> Span:
         """The span of ``name`` in ``def name`` / ``class name`` (the header's first line)."""
@@ -212,25 +217,31 @@ class Extractor:
         if name in scope.globals:
             scope = self.module_scope
         block = self.block if scope is self.scope else -1
-        scope.bindings.setdefault(name, []).append(_new(Binding, (kind, value, span, self.guarded, self.effective, block)))
+        binding = _new(Binding, (kind, value, span, self.guarded, self.effective, block))
+        made = scope.bindings.get(name)
+        if made is None:
+            scope.bindings[name] = [binding]
+        else:
+            made.append(binding)
 
     def bind_target(self, target: ast.AST, value: Value, kind: str = "assign",
                     source: Optional[ast.AST] = None) -> None:
         """Bind ``target`` to ``value``; ``source`` is the value's node (attribute stores keep its span)."""
-        if isinstance(target, ast.Name):
+        kind_of = type(target)
+        if kind_of is _NAME:
             self.bind_name(target.id, value, self.span(target), kind)
-        elif isinstance(target, (ast.Tuple, ast.List)):
+        elif kind_of is ast.Tuple or kind_of is ast.List:
             for index, element in enumerate(target.elts):
                 if isinstance(element, ast.Starred):
                     self.bind_target(element.value, _new(Part, (value, -1)), kind)
                 else:
                     self.bind_target(element, _new(Part, (value, index)), kind)
-        elif isinstance(target, ast.Attribute):
+        elif kind_of is _ATTRIBUTE:
             self.store(target.value, target.attr, value, source if source is not None else target, kind)
-        elif isinstance(target, ast.Subscript):
+        elif kind_of is ast.Subscript:
             key = self.expr(target.slice)
             self.store(target.value, "[]", value, source if source is not None else target, kind, key)
-        elif isinstance(target, ast.Starred):
+        elif kind_of is ast.Starred:
             self.bind_target(target.value, value, kind)
 
     def store(self, base: ast.AST, attr: str, value: Value, node: ast.AST, kind: str, key: Optional[Value] = None) -> None:
@@ -251,15 +262,18 @@ class Extractor:
         self.block = len(blocks) - 1
         if prelude is not None:
             prelude()
-        self._block(stmts)
+        statement = self.statement
+        for stmt in stmts:
+            statement(stmt)
         self.block = saved
 
     def _block(self, stmts) -> None:
+        statement = self.statement
         for stmt in stmts:
-            self.statement(stmt)
+            statement(stmt)
 
     def _rows(self, stmts) -> Tuple[int, int]:
-        return stmts[0].lineno, max(s.end_lineno or s.lineno for s in stmts)
+        return stmts[0].lineno, max([s.end_lineno for s in stmts])
 
     def branch(self, stmts) -> None:
         if stmts:
@@ -268,12 +282,14 @@ class Extractor:
     # statements -----------------------------------------------------------------
     def _params(self, args: ast.arguments) -> Tuple[Param, ...]:
         """Parameters, with defaults converted in the *enclosing* scope (where Python evaluates them)."""
-        params: List[Param] = []
-        positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
-        defaults: List[Optional[ast.expr]] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-        posonly = len(getattr(args, "posonlyargs", []))
-        for index, (arg, default) in enumerate(zip(positional, defaults)):
-            params.append(self._param(arg, "posonly" if index < posonly else "pos", default))
+        param = self._param
+        posonly = args.posonlyargs
+        defaults = args.defaults
+        first_default = len(posonly) + len(args.args) - len(defaults)  # the first positional with a default
+        params: List[Param] = [param(arg, "posonly", defaults[index - first_default] if index >= first_default else None)
+                               for index, arg in enumerate(posonly)]
+        for index, arg in enumerate(args.args, len(posonly)):
+            params.append(param(arg, "pos", defaults[index - first_default] if index >= first_default else None))
         if args.vararg is not None:
             params.append(self._param(args.vararg, "vararg", None))
         for arg, default in zip(args.kwonlyargs, args.kw_defaults):
@@ -283,12 +299,11 @@ class Extractor:
         return tuple(params)
 
     def _param(self, arg: ast.arg, kind: str, default: Optional[ast.expr]) -> Param:
-        annotation = ""
-        if isinstance(arg.annotation, (ast.Name, ast.Attribute)):
-            annotation = _dotted(arg.annotation) or ""
-        value = self.expr(default) if default is not None else None
-        return _new(Param, (arg.arg, kind, value, self.span(arg), self.span(default) if default is not None else None,
-                            annotation))
+        annotation = arg.annotation
+        annotation = (_dotted(annotation) or "") if type(annotation) is _NAME or type(annotation) is _ATTRIBUTE else ""
+        if default is None:
+            return _new(Param, (arg.arg, kind, None, self.span(arg), None, annotation))
+        return _new(Param, (arg.arg, kind, self.expr(default), self.span(arg), self.span(default), annotation))
 
     def _child_qualname(self, name: str) -> str:
         outer = self.scope
@@ -300,24 +315,31 @@ class Extractor:
 
     def _def(self, node) -> None:
         outer = self.scope
-        decorators = tuple(self.expr(d) for d in node.decorator_list)
+        name = node.name
+        decorators = tuple([self.expr(d) for d in node.decorator_list])
         params = self._params(node.args)
-        qualname = self._child_qualname(node.name)
-        self.bind_name(node.name, _new(FunctionRef, (qualname,)), self.name_span(node, node.name), "def")
-        if outer.kind == "class":
-            outer.methods.append(node.name)
+        qualname = self._child_qualname(name)
+        span = self.name_span(node, name)
+        self.bind_name(name, _new(FunctionRef, (qualname,)), span, "def")
         self_name = None
-        is_static = any(_dotted_value(d) in ("staticmethod",) for d in decorators)
-        if outer.kind == "class" and params and not is_static and params[0].kind in ("pos", "posonly"):
-            self_name = params[0].name
+        if outer.kind == "class":
+            outer.methods.append(name)
+            is_static = any(type(d) is Name and d.id == "staticmethod" for d in decorators)
+            if params and not is_static and params[0].kind in ("pos", "posonly"):
+                self_name = params[0].name
         scope = Scope("function", qualname, self_name)
-        for param in params:
-            scope.bindings.setdefault(param.name, []).append(_new(Binding, ("param", UNKNOWN, param.span, False, 0, -1)))
-        summary = FunctionSummary(qualname, node.name, self.name_span(node, node.name), outer.qualname, outer.kind,
+        self._bind_params(scope, params)
+        summary = FunctionSummary(qualname, name, span, outer.qualname, outer.kind,
                                   "function", params, decorators, guarded=self.guarded,
                                   end_row=node.end_lineno or node.lineno)
         self._enter(scope, node.body)
         self._finish_function(summary, scope)
+
+    @staticmethod
+    def _bind_params(scope: Scope, params: Tuple[Param, ...]) -> None:
+        bindings = scope.bindings
+        for param in params:
+            bindings.setdefault(param.name, []).append(_new(Binding, ("param", UNKNOWN, param.span, False, 0, -1)))
 
     def _enter(self, scope: Scope, body) -> None:
         saved = (self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block)
@@ -483,8 +505,10 @@ class Extractor:
         if isinstance(value, ast.Constant):
             return  # docstrings and bare literals
         result = self.expr(value)
-        if isinstance(result, Call):
-            self.summary.calls[result.index] = self.summary.calls[result.index]._replace(statement=True)
+        if type(result) is Call:
+            calls = self.summary.calls
+            site = calls[result.index]
+            calls[result.index] = _new(CallSite, site[:9] + (True,) + site[10:])  # ``statement``
 
     def _import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -534,20 +558,21 @@ class Extractor:
     # expressions ----------------------------------------------------------------
     def expr(self, node: ast.AST) -> Value:
         kind = type(node)
-        if kind is _NAME:  # the most common expression, inlined (see ``_name``)
+        # the commonest expressions (names, constants, attributes: three in four) are handled inline
+        if kind is _NAME:
             name = node.id
             if type(node.ctx) is _LOAD:
                 self.scope.loads.add(name)
             col = node.col_offset
             return _new(Name, (name, node.lineno * 65536 + (col if col < 65535 else 65535)))
-        if kind is _CONSTANT:  # inlined too (see ``_constant``)
+        if kind is _CONSTANT:
             value = node.value
             if type(value) in _PLAIN:
                 return _new(Const, (value,))
             if type(value) is str:
                 return _new(Const, (value,)) if len(value) <= MAX_STR else UNKNOWN_STR
             return UNKNOWN_CONST
-        if kind is _ATTRIBUTE:  # inlined too (see ``_attribute``)
+        if kind is _ATTRIBUTE:
             base = self.expr(node.value)
             attr = node.attr
             scope = self.scope
@@ -565,29 +590,6 @@ class Extractor:
                 self._other_node(child)
         return UNKNOWN
 
-    def _constant(self, node: ast.Constant) -> Value:
-        value = node.value
-        if isinstance(value, CONST_TYPES):
-            return _new(Const, (value,))
-        if isinstance(value, str):
-            return _new(Const, (value,)) if len(value) <= MAX_STR else UNKNOWN_STR
-        return UNKNOWN_CONST
-
-    def _name(self, node: ast.Name) -> Value:
-        name = node.id
-        if type(node.ctx) is ast.Load:
-            self.scope.loads.add(name)
-        col = node.col_offset
-        return _new(Name, (name, node.lineno * 65536 + (col if col < 65535 else 65535)))  # values.position
-
-    def _attribute(self, node: ast.Attribute) -> Value:
-        base = self.expr(node.value)
-        scope = self.scope
-        scope.attr_loads.add(node.attr)
-        if scope.self_name is not None and isinstance(base, Name) and base.id == scope.self_name:
-            scope.self_reads.add(node.attr)
-        return _new(Attr, (base, node.attr))
-
     def _subscript(self, node: ast.Subscript) -> Value:
         base = self.expr(node.value)
         return _new(Item, (base, self.expr(node.slice)))
@@ -601,12 +603,12 @@ class Extractor:
         arg_nodes, keyword_nodes = node.args, node.keywords
         if arg_nodes:
             args = tuple([expr(a) for a in arg_nodes])
-            arg_spans = tuple([span(a) for a in arg_nodes])
+            arg_spans = self.spans(arg_nodes)
         else:
             args = arg_spans = ()
         if keyword_nodes:
             keywords = tuple([(k.arg, expr(k.value)) for k in keyword_nodes])
-            keyword_spans = tuple([span(k) for k in keyword_nodes])
+            keyword_spans = self.spans(keyword_nodes)
         else:
             keywords = keyword_spans = ()
         scope = self.scope
@@ -622,8 +624,7 @@ class Extractor:
         span = self.span(node)
         qualname = self._child_qualname(f"<lambda:{span.row}:{span.col}>")
         scope = Scope("function", qualname)
-        for param in params:
-            scope.bindings.setdefault(param.name, []).append(_new(Binding, ("param", UNKNOWN, param.span, False, 0, -1)))
+        self._bind_params(scope, params)
         summary = FunctionSummary(qualname, "<lambda>", span, self.scope.qualname, self.scope.kind, "lambda",
                                   params, guarded=self.guarded, end_row=span.end_row)
         self._enter(scope, node.body)
@@ -711,12 +712,6 @@ def _dotted(node: ast.AST) -> Optional[str]:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
-
-
-def _dotted_value(value: Value) -> str:
-    from .values import dotted
-
-    return dotted(value) or ""
 
 
 def _none_test(test: ast.AST) -> Optional[Tuple[str, str]]:
