@@ -383,7 +383,7 @@ class Extractor:
     def _assign(self, node: ast.Assign) -> None:
         value = self.expr(node.value)
         for target in node.targets:
-            self.bind_target(target, value, source=node.value)
+            self.bind_target(target, value, "assign", node.value)
 
     def _augassign(self, node: ast.AugAssign) -> None:
         value = self.expr(node.value)
