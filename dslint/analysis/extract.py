@@ -47,8 +47,9 @@ CMPOPS = {
 }
 UNARYOPS = {ast.USub: "neg", ast.Not: "not", ast.UAdd: "pos", ast.Invert: "inv"}
 CONST_TYPES = (int, float, bool, type(None))
-_NAME, _LOAD, _CONSTANT = ast.Name, ast.Load, ast.Constant
+_NAME, _LOAD, _CONSTANT, _ATTRIBUTE = ast.Name, ast.Load, ast.Constant, ast.Attribute
 _PLAIN = frozenset(CONST_TYPES)  # the exact types of ``ast.Constant`` values kept as they are
+UNKNOWN_STR, UNKNOWN_CONST = Unknown("str"), Unknown("const")
 _new = tuple.__new__  # builds a NamedTuple without its Python-level ``__new__`` (same object, less work)
 
 
@@ -92,8 +93,11 @@ class Extractor:
     def __init__(self, path: str, text: str):
         self.path = path
         self.lines = text.split("\n")
-        self.ascii = text.isascii()
-        self._ascii: Dict[int, bool] = {}
+        self.wide: Set[int] = set()  # rows with a non-ASCII character, where bytes are not characters
+        if text.isascii():
+            self.span = self._ascii_span
+        else:
+            self.wide = {row for row, line in enumerate(self.lines, 1) if not line.isascii()}
         self.summary = ModuleSummary(path)
         self.module_scope = Scope("module", "")
         self.scope = self.module_scope
@@ -116,7 +120,6 @@ class Extractor:
         if hasattr(ast, "TryStar"):
             self.stmt_dispatch[ast.TryStar] = self._try
         self.expr_dispatch = {
-            ast.Constant: self._constant, ast.Name: self._name, ast.Attribute: self._attribute,
             ast.Subscript: self._subscript, ast.Call: self._call, ast.Lambda: self._lambda,
             ast.List: self._display, ast.Tuple: self._display, ast.Set: self._display, ast.Dict: self._dict,
             ast.BinOp: self._binop, ast.UnaryOp: self._unaryop, ast.BoolOp: self._boolop,
@@ -129,24 +132,28 @@ class Extractor:
 
     # positions ------------------------------------------------------------------
     def _col(self, row: int, byte_col: int) -> int:
-        ascii_line = self._ascii.get(row)
-        if ascii_line is None:
-            line = self.lines[row - 1] if 0 < row <= len(self.lines) else ""
-            ascii_line = self._ascii[row] = line.isascii()
-        if ascii_line:
+        if row not in self.wide:
             return byte_col + 1
         line = self.lines[row - 1]
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
 
     def span(self, node: ast.AST) -> Span:
-        row = node.lineno
-        end_row = node.end_lineno or row
-        end_col = node.end_col_offset
-        if self.ascii:  # byte offsets are character offsets: no per-line lookups
-            col = node.col_offset + 1
-            return _new(Span, (row, col, end_row, end_col + 1 if end_col is not None else col + 1))
-        return _new(Span, (row, self._col(row, node.col_offset), end_row,
-                           self._col(end_row, end_col) if end_col is not None else self._col(row, node.col_offset) + 1))
+        """The node's span (``_ascii_span`` in an ASCII file; a parsed node has every position)."""
+        row, end_row, wide = node.lineno, node.end_lineno, self.wide
+        col = node.col_offset + 1 if row not in wide else self._col(row, node.col_offset)
+        end_col = node.end_col_offset + 1 if end_row not in wide else self._col(end_row, node.end_col_offset)
+        return _new(Span, (row, col, end_row, end_col))
+
+    @staticmethod
+    def _ascii_span(node: ast.AST) -> Span:
+        """``span`` of an ASCII file: byte offsets are character offsets (a parsed node has every position)."""
+        return _new(Span, (node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1))
+
+    def spans(self, nodes) -> Tuple[Span, ...]:
+        if self.wide:
+            span = self.span
+            return tuple([span(node) for node in nodes])
+        return tuple([_new(Span, (n.lineno, n.col_offset + 1, n.end_lineno, n.end_col_offset + 1)) for n in nodes])
 
     def name_span(self, node, name: str) -> Span:
         """The span of ``name`` in ``def name`` / ``class name`` (the header's first line)."""
@@ -210,33 +217,39 @@ class Extractor:
         if name in scope.globals:
             scope = self.module_scope
         block = self.block if scope is self.scope else -1
-        scope.bindings.setdefault(name, []).append(_new(Binding, (kind, value, span, self.guarded, self.effective, block)))
+        binding = _new(Binding, (kind, value, span, self.guarded, self.effective, block))
+        made = scope.bindings.get(name)
+        if made is None:
+            scope.bindings[name] = [binding]
+        else:
+            made.append(binding)
 
     def bind_target(self, target: ast.AST, value: Value, kind: str = "assign",
                     source: Optional[ast.AST] = None) -> None:
         """Bind ``target`` to ``value``; ``source`` is the value's node (attribute stores keep its span)."""
-        if isinstance(target, ast.Name):
+        kind_of = type(target)
+        if kind_of is _NAME:
             self.bind_name(target.id, value, self.span(target), kind)
-        elif isinstance(target, (ast.Tuple, ast.List)):
+        elif kind_of is ast.Tuple or kind_of is ast.List:
             for index, element in enumerate(target.elts):
                 if isinstance(element, ast.Starred):
-                    self.bind_target(element.value, Part(value, -1), kind)
+                    self.bind_target(element.value, _new(Part, (value, -1)), kind)
                 else:
-                    self.bind_target(element, Part(value, index), kind)
-        elif isinstance(target, ast.Attribute):
+                    self.bind_target(element, _new(Part, (value, index)), kind)
+        elif kind_of is _ATTRIBUTE:
             self.store(target.value, target.attr, value, source if source is not None else target, kind)
-        elif isinstance(target, ast.Subscript):
+        elif kind_of is ast.Subscript:
             key = self.expr(target.slice)
             self.store(target.value, "[]", value, source if source is not None else target, kind, key)
-        elif isinstance(target, ast.Starred):
+        elif kind_of is ast.Starred:
             self.bind_target(target.value, value, kind)
 
     def store(self, base: ast.AST, attr: str, value: Value, node: ast.AST, kind: str, key: Optional[Value] = None) -> None:
         target = self.expr(base)
         root = target.id if isinstance(target, Name) else None
         guarded = root is not None and (root, attr) in self.none_guards
-        self.summary.stores.append(AttrStore(self.scope.qualname, target, attr, value, self.span(node), kind, guarded,
-                                             self.loop, self.block, key))
+        self.summary.stores.append(_new(AttrStore, (self.scope.qualname, target, attr, value, self.span(node), kind, guarded,
+                                                    self.loop, self.block, key)))
 
     def conditional(self, stmts, first_row: int, last_row: int, prelude=None) -> None:
         """Run ``stmts`` as a block that may not execute (a branch, a loop body, a handler);
@@ -249,15 +262,18 @@ class Extractor:
         self.block = len(blocks) - 1
         if prelude is not None:
             prelude()
-        self._block(stmts)
+        statement = self.statement
+        for stmt in stmts:
+            statement(stmt)
         self.block = saved
 
     def _block(self, stmts) -> None:
+        statement = self.statement
         for stmt in stmts:
-            self.statement(stmt)
+            statement(stmt)
 
     def _rows(self, stmts) -> Tuple[int, int]:
-        return stmts[0].lineno, max(s.end_lineno or s.lineno for s in stmts)
+        return stmts[0].lineno, max([s.end_lineno for s in stmts])
 
     def branch(self, stmts) -> None:
         if stmts:
@@ -266,12 +282,14 @@ class Extractor:
     # statements -----------------------------------------------------------------
     def _params(self, args: ast.arguments) -> Tuple[Param, ...]:
         """Parameters, with defaults converted in the *enclosing* scope (where Python evaluates them)."""
-        params: List[Param] = []
-        positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
-        defaults: List[Optional[ast.expr]] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-        posonly = len(getattr(args, "posonlyargs", []))
-        for index, (arg, default) in enumerate(zip(positional, defaults)):
-            params.append(self._param(arg, "posonly" if index < posonly else "pos", default))
+        param = self._param
+        posonly = args.posonlyargs
+        defaults = args.defaults
+        first_default = len(posonly) + len(args.args) - len(defaults)  # the first positional with a default
+        params: List[Param] = [param(arg, "posonly", defaults[index - first_default] if index >= first_default else None)
+                               for index, arg in enumerate(posonly)]
+        for index, arg in enumerate(args.args, len(posonly)):
+            params.append(param(arg, "pos", defaults[index - first_default] if index >= first_default else None))
         if args.vararg is not None:
             params.append(self._param(args.vararg, "vararg", None))
         for arg, default in zip(args.kwonlyargs, args.kw_defaults):
@@ -281,12 +299,11 @@ class Extractor:
         return tuple(params)
 
     def _param(self, arg: ast.arg, kind: str, default: Optional[ast.expr]) -> Param:
-        annotation = ""
-        if isinstance(arg.annotation, (ast.Name, ast.Attribute)):
-            annotation = _dotted(arg.annotation) or ""
-        value = self.expr(default) if default is not None else None
-        return Param(arg.arg, kind, value, self.span(arg), self.span(default) if default is not None else None,
-                     annotation)
+        annotation = arg.annotation
+        annotation = (_dotted(annotation) or "") if type(annotation) is _NAME or type(annotation) is _ATTRIBUTE else ""
+        if default is None:
+            return _new(Param, (arg.arg, kind, None, self.span(arg), None, annotation))
+        return _new(Param, (arg.arg, kind, self.expr(default), self.span(arg), self.span(default), annotation))
 
     def _child_qualname(self, name: str) -> str:
         outer = self.scope
@@ -298,24 +315,31 @@ class Extractor:
 
     def _def(self, node) -> None:
         outer = self.scope
-        decorators = tuple(self.expr(d) for d in node.decorator_list)
+        name = node.name
+        decorators = tuple([self.expr(d) for d in node.decorator_list])
         params = self._params(node.args)
-        qualname = self._child_qualname(node.name)
-        self.bind_name(node.name, FunctionRef(qualname), self.name_span(node, node.name), "def")
-        if outer.kind == "class":
-            outer.methods.append(node.name)
+        qualname = self._child_qualname(name)
+        span = self.name_span(node, name)
+        self.bind_name(name, _new(FunctionRef, (qualname,)), span, "def")
         self_name = None
-        is_static = any(_dotted_value(d) in ("staticmethod",) for d in decorators)
-        if outer.kind == "class" and params and not is_static and params[0].kind in ("pos", "posonly"):
-            self_name = params[0].name
+        if outer.kind == "class":
+            outer.methods.append(name)
+            is_static = any(type(d) is Name and d.id == "staticmethod" for d in decorators)
+            if params and not is_static and params[0].kind in ("pos", "posonly"):
+                self_name = params[0].name
         scope = Scope("function", qualname, self_name)
-        for param in params:
-            scope.bindings.setdefault(param.name, []).append(Binding("param", UNKNOWN, param.span))
-        summary = FunctionSummary(qualname, node.name, self.name_span(node, node.name), outer.qualname, outer.kind,
+        self._bind_params(scope, params)
+        summary = FunctionSummary(qualname, name, span, outer.qualname, outer.kind,
                                   "function", params, decorators, guarded=self.guarded,
                                   end_row=node.end_lineno or node.lineno)
         self._enter(scope, node.body)
         self._finish_function(summary, scope)
+
+    @staticmethod
+    def _bind_params(scope: Scope, params: Tuple[Param, ...]) -> None:
+        bindings = scope.bindings
+        for param in params:
+            bindings.setdefault(param.name, []).append(_new(Binding, ("param", UNKNOWN, param.span, False, 0, -1)))
 
     def _enter(self, scope: Scope, body) -> None:
         saved = (self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block)
@@ -359,7 +383,7 @@ class Extractor:
     def _assign(self, node: ast.Assign) -> None:
         value = self.expr(node.value)
         for target in node.targets:
-            self.bind_target(target, value, source=node.value)
+            self.bind_target(target, value, "assign", node.value)
 
     def _augassign(self, node: ast.AugAssign) -> None:
         value = self.expr(node.value)
@@ -385,8 +409,8 @@ class Extractor:
     def _loop_record(self, kind: str, iterable: Optional[Value], target: Optional[str], header: Span,
                      body: Optional[Span], end_row: int) -> int:
         loops = self.summary.loops
-        loops.append(Loop(self.scope.qualname, kind, iterable, target, header, body, end_row, self.loop,
-                          self.guarded, self.top if self.scope.kind == "module" else None))
+        loops.append(_new(Loop, (self.scope.qualname, kind, iterable, target, header, body, end_row, self.loop,
+                                 self.guarded, self.top if self.scope.kind == "module" else None)))
         return len(loops) - 1
 
     def _for(self, node) -> None:
@@ -481,8 +505,10 @@ class Extractor:
         if isinstance(value, ast.Constant):
             return  # docstrings and bare literals
         result = self.expr(value)
-        if isinstance(result, Call):
-            self.summary.calls[result.index] = self.summary.calls[result.index]._replace(statement=True)
+        if type(result) is Call:
+            calls = self.summary.calls
+            site = calls[result.index]
+            calls[result.index] = _new(CallSite, site[:9] + (True,) + site[10:])  # ``statement``
 
     def _import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -498,18 +524,23 @@ class Extractor:
 
     def _import_from(self, node: ast.ImportFrom) -> None:
         base = node.module or ""
+        level = node.level
         at_import_time = self.scope.kind == "module" and not self.guarded
         if at_import_time:
-            self.imports.append(Imported(base, node.level))
+            self.imports.append(_new(Imported, (base, level)))
+        span = None
         for alias in node.names:
-            path = f"{base}.{alias.name}" if base else alias.name
-            if alias.name == "*":
+            name = alias.name
+            if name == "*":
                 if self.scope.kind == "module":
-                    self.summary.star_imports += (Imported(base, node.level),)
+                    self.summary.star_imports += (Imported(base, level),)
                 continue
-            self.bind_name(alias.asname or alias.name, Imported(path, node.level), self.span(node), "import")
+            imported = _new(Imported, (f"{base}.{name}" if base else name, level))
+            if span is None:
+                span = self.span(node)
+            self.bind_name(alias.asname or name, imported, span, "import")
             if at_import_time:
-                self.imports.append(Imported(path, node.level))
+                self.imports.append(imported)
 
     def _global(self, node: ast.Global) -> None:
         self.scope.globals.update(node.names)
@@ -527,19 +558,28 @@ class Extractor:
     # expressions ----------------------------------------------------------------
     def expr(self, node: ast.AST) -> Value:
         kind = type(node)
-        if kind is _NAME:  # the most common expression, inlined (see ``_name``)
+        # the commonest expressions (names, constants, attributes: three in four) are handled inline
+        if kind is _NAME:
             name = node.id
             if type(node.ctx) is _LOAD:
                 self.scope.loads.add(name)
             col = node.col_offset
             return _new(Name, (name, node.lineno * 65536 + (col if col < 65535 else 65535)))
-        if kind is _CONSTANT:  # inlined too (see ``_constant``)
+        if kind is _CONSTANT:
             value = node.value
             if type(value) in _PLAIN:
                 return _new(Const, (value,))
             if type(value) is str:
-                return _new(Const, (value,)) if len(value) <= MAX_STR else Unknown("str")
-            return Unknown("const")
+                return _new(Const, (value,)) if len(value) <= MAX_STR else UNKNOWN_STR
+            return UNKNOWN_CONST
+        if kind is _ATTRIBUTE:
+            base = self.expr(node.value)
+            attr = node.attr
+            scope = self.scope
+            scope.attr_loads.add(attr)
+            if scope.self_name is not None and type(base) is Name and base[0] == scope.self_name:
+                scope.self_reads.add(attr)
+            return _new(Attr, (base, attr))
         handler = self.expr_dispatch.get(kind)
         if handler is not None:
             return handler(node)
@@ -549,29 +589,6 @@ class Extractor:
             elif isinstance(child, ast.AST):
                 self._other_node(child)
         return UNKNOWN
-
-    def _constant(self, node: ast.Constant) -> Value:
-        value = node.value
-        if isinstance(value, CONST_TYPES):
-            return _new(Const, (value,))
-        if isinstance(value, str):
-            return _new(Const, (value,)) if len(value) <= MAX_STR else Unknown("str")
-        return Unknown("const")
-
-    def _name(self, node: ast.Name) -> Value:
-        name = node.id
-        if type(node.ctx) is ast.Load:
-            self.scope.loads.add(name)
-        col = node.col_offset
-        return _new(Name, (name, node.lineno * 65536 + (col if col < 65535 else 65535)))  # values.position
-
-    def _attribute(self, node: ast.Attribute) -> Value:
-        base = self.expr(node.value)
-        scope = self.scope
-        scope.attr_loads.add(node.attr)
-        if scope.self_name is not None and isinstance(base, Name) and base.id == scope.self_name:
-            scope.self_reads.add(node.attr)
-        return _new(Attr, (base, node.attr))
 
     def _subscript(self, node: ast.Subscript) -> Value:
         base = self.expr(node.value)
@@ -583,13 +600,21 @@ class Extractor:
     def _call(self, node: ast.Call) -> Value:
         expr, span = self.expr, self.span
         func = expr(node.func)
-        args = tuple([expr(a) for a in node.args])
-        keywords = tuple([(k.arg, expr(k.value)) for k in node.keywords])
+        arg_nodes, keyword_nodes = node.args, node.keywords
+        if arg_nodes:
+            args = tuple([expr(a) for a in arg_nodes])
+            arg_spans = self.spans(arg_nodes)
+        else:
+            args = arg_spans = ()
+        if keyword_nodes:
+            keywords = tuple([(k.arg, expr(k.value)) for k in keyword_nodes])
+            keyword_spans = self.spans(keyword_nodes)
+        else:
+            keywords = keyword_spans = ()
         scope = self.scope
         calls = self.summary.calls
         calls.append(_new(CallSite, (
-            scope.qualname, func, args, keywords, span(node),
-            tuple([span(a) for a in node.args]), tuple([span(k) for k in node.keywords]),
+            scope.qualname, func, args, keywords, span(node), arg_spans, keyword_spans,
             self.loop, self.guarded, False, self.handlers, self.top if scope.kind == "module" else None,
         )))
         return _new(Call, (len(calls) - 1,))
@@ -599,8 +624,7 @@ class Extractor:
         span = self.span(node)
         qualname = self._child_qualname(f"<lambda:{span.row}:{span.col}>")
         scope = Scope("function", qualname)
-        for param in params:
-            scope.bindings.setdefault(param.name, []).append(Binding("param", UNKNOWN, param.span))
+        self._bind_params(scope, params)
         summary = FunctionSummary(qualname, "<lambda>", span, self.scope.qualname, self.scope.kind, "lambda",
                                   params, guarded=self.guarded, end_row=span.end_row)
         self._enter(scope, node.body)
@@ -619,22 +643,22 @@ class Extractor:
         return _new(Op, (BINOPS.get(type(node.op), "?"), (self.expr(node.left), self.expr(node.right))))
 
     def _unaryop(self, node: ast.UnaryOp) -> Value:
-        return Op(UNARYOPS.get(type(node.op), "?"), (self.expr(node.operand),))
+        return _new(Op, (UNARYOPS.get(type(node.op), "?"), (self.expr(node.operand),)))
 
     def _boolop(self, node: ast.BoolOp) -> Value:
-        return Op("and" if isinstance(node.op, ast.And) else "or", tuple(self.expr(v) for v in node.values))
+        return _new(Op, ("and" if type(node.op) is ast.And else "or", tuple([self.expr(v) for v in node.values])))
 
     def _compare(self, node: ast.Compare) -> Value:
         left = self.expr(node.left)
         parts = []
         for op, right_node in zip(node.ops, node.comparators):
             right = self.expr(right_node)
-            parts.append(Op(CMPOPS.get(type(op), "?"), (left, right)))
+            parts.append(_new(Op, (CMPOPS.get(type(op), "?"), (left, right))))
             left = right
-        return parts[0] if len(parts) == 1 else Op("and", tuple(parts))
+        return parts[0] if len(parts) == 1 else _new(Op, ("and", tuple(parts)))
 
     def _ifexp(self, node: ast.IfExp) -> Value:
-        return Op("if", (self.expr(node.test), self.expr(node.body), self.expr(node.orelse)))
+        return _new(Op, ("if", (self.expr(node.test), self.expr(node.body), self.expr(node.orelse))))
 
     def _joinedstr(self, node: ast.JoinedStr) -> Value:
         parts = []
@@ -645,7 +669,7 @@ class Extractor:
                     self.expr(value.format_spec)
             else:
                 parts.append(self.expr(value))
-        return Op("fstr", tuple(parts))
+        return _new(Op, ("fstr", tuple(parts)))
 
     def _comprehension(self, node) -> Value:
         for generator in node.generators:
@@ -688,12 +712,6 @@ def _dotted(node: ast.AST) -> Optional[str]:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
-
-
-def _dotted_value(value: Value) -> str:
-    from .values import dotted
-
-    return dotted(value) or ""
 
 
 def _none_test(test: ast.AST) -> Optional[Tuple[str, str]]:
