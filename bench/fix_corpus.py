@@ -1,6 +1,6 @@
 """Run ``dslint check --fix --unsafe-fixes`` over a copy of real code and check the bars.
 
-    python bench/fix_corpus.py [SOURCE ...] [--keep]
+    python bench/fix_corpus.py [SOURCE ...] [--keep]      # --help for the options
 
 SOURCE defaults to the library corpus (~/.cache/dslint-corpus/src, fetched by
 ../shared/corpus/fetch.sh) and the training repositories (../shared/training-repos/src)
@@ -21,6 +21,7 @@ exits 1 when a check fails.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import difflib
 import json
@@ -176,8 +177,22 @@ def check_source(source: Path, keep: bool) -> Tuple[dict, List[Tuple[str, str]]]
 
 
 def main(argv: List[str]) -> int:
-    keep = "--keep" in argv
-    sources = [Path(a) for a in argv if a != "--keep"] or [s for s in DEFAULT_SOURCES if s.is_dir()]
+    parser = argparse.ArgumentParser(
+        prog="python bench/fix_corpus.py",
+        description="Run `dslint check --fix --unsafe-fixes` over a copy of real code and check "
+                    "that nothing stops compiling, no pyflakes name problem appears, --diff is "
+                    "what --fix writes and a second run changes nothing. Exit 1 when a check fails.",
+    )
+    parser.add_argument("sources", nargs="*", type=Path, metavar="SOURCE",
+                        help="folders to copy and fix (default: the library corpus and the training "
+                             "repositories, where they are)")
+    parser.add_argument("--keep", action="store_true", help="keep the fixed copy and print where it is")
+    options = parser.parse_args(argv)
+    keep = options.keep
+    missing = [s for s in options.sources if not s.is_dir()]
+    if missing:
+        parser.error(f"not a folder: {missing[0]}")
+    sources = options.sources or [s for s in DEFAULT_SOURCES if s.is_dir()]
     if not sources:
         print("no corpus: run ../shared/corpus/fetch.sh first, or name a folder", file=sys.stderr)
         return 2

@@ -72,3 +72,23 @@ def test_file_over_the_fix_budget_is_checked_without_a_rewrite_tree(tmp_path):
     assert f"big.py: not fixed: {len(before) // 1024} KiB is more than dslint rewrites" in result.stderr
     assert big.read_bytes() == before
     assert "cv2.setNumThreads(0)" in (tmp_path / "small.py").read_text()
+
+
+def test_plain_check_never_builds_a_libcst_tree(tmp_path):
+    """A plain (text) check of files with fixable findings plans no fix: LibCST is never
+    imported, and the "fixable" count still shows (it comes from the rules' metadata)."""
+    from .conftest import FIXTURES
+
+    probe = (
+        "import sys\n"
+        "from dslint import cli\n"
+        "try:\n"
+        "    cli.main(['check', '--no-cache', sys.argv[1]])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('libcst loaded:', 'libcst' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe, str(FIXTURES / "hazard_repo")], capture_output=True,
+                            text=True, cwd=tmp_path)
+    assert "Found 7 problems" in result.stdout and "fixable with `--fix`" in result.stdout, result.stdout + result.stderr
+    assert result.stdout.rstrip().endswith("libcst loaded: False"), result.stdout

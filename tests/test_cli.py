@@ -116,3 +116,49 @@ def test_statistics_and_version(tmp_path):
     assert result.returncode == 1
     assert "2\tDSL301\t" in result.stdout
     assert run_cli("--version").stdout.startswith("dslint ")
+
+
+TRAIN_THROUGH_UTILS_AND_DATA = (
+    "from torch.utils.data import DataLoader, Dataset\n\n"
+    "from data import Stream\n"
+    "from utils import load\n\n\n"
+    "class Images(Dataset):\n"
+    "    def __len__(self):\n"
+    "        return 4\n\n"
+    "    def __getitem__(self, index):\n"
+    "        return load(f\"{index}.png\")\n\n\n"
+    "if __name__ == \"__main__\":\n"
+    "    for batch in DataLoader(Images(), num_workers=2):\n"
+    "        pass\n"
+    "    for batch in DataLoader(Stream(), num_workers=2):\n"
+    "        pass\n"
+)
+STREAM = (
+    "from torch.utils.data import IterableDataset, get_worker_info\n\n\n"
+    "class Stream(IterableDataset):\n"
+    "    def __iter__(self):\n"
+    "        {body}\n"
+)
+
+
+def test_two_projects_with_the_same_module_names_are_linted_apart(tmp_path):
+    """Two projects that both have ``utils.py`` and ``data.py``: one run over both reports
+    exactly the union of the separate runs, in either order (modules are keyed by import
+    root and dotted name; the last ``utils`` used to win, making or hiding a DSL103/DSL401)."""
+    write(tmp_path, "careful/utils.py", "import cv2\n\ncv2.setNumThreads(0)\n\n\ndef load(path):\n    return cv2.imread(path)\n")
+    write(tmp_path, "careful/data.py", STREAM.format(body="info = get_worker_info()\n        yield from range(info.id if info else 0, 8, info.num_workers if info else 1)"))
+    write(tmp_path, "careless/utils.py", "import cv2\n\n\ndef load(path):\n    return cv2.imread(path)\n")
+    write(tmp_path, "careless/data.py", STREAM.format(body="yield from range(8)"))
+    for project in ("careful", "careless"):
+        write(tmp_path, f"{project}/train.py", TRAIN_THROUGH_UTILS_AND_DATA)
+
+    def found(*paths):
+        result = run_cli("check", "--no-cache", "--output-format", "json", *paths, cwd=tmp_path)
+        assert result.returncode in (0, 1), result.stderr
+        return sorted((f["filename"], f["location"]["row"], f["code"]) for f in json.loads(result.stdout))
+
+    careless = found("careless")
+    assert {code for _, _, code in careless} == {"DSL103", "DSL401"}
+    assert found("careful") == []
+    assert found("careful", "careless") == careless
+    assert found("careless", "careful") == careless

@@ -212,6 +212,24 @@ def test_text_summary_counts_fixable(tmp_path):
     assert "more fixable with `--fix --unsafe-fixes`" in result.stdout
 
 
+def test_text_summary_counts_no_fix_for_a_module_level_handle(tmp_path):
+    """DSL104's fixer rewrites handles opened in ``__init__`` only: a handle opened at module
+    level was counted as "1 more fixable with --unsafe-fixes" that no run would fix."""
+    (tmp_path / "train.py").write_text(
+        "from torch.utils.data import DataLoader, Dataset\n\n"
+        "RECORDS = open(\"records.bin\", \"rb\")\n\n\n"
+        "class Records(Dataset):\n"
+        "    def __len__(self):\n        return 8\n\n"
+        "    def __getitem__(self, index):\n        RECORDS.seek(index)\n        return RECORDS.read(1)\n\n\n"
+        "if __name__ == \"__main__\":\n    for batch in DataLoader(Records(), num_workers=2):\n        pass\n",
+        encoding="utf-8")
+    result = run_cli("check", "--no-cache", ".", cwd=tmp_path)
+    assert "train.py:3:1: DSL104" in result.stdout and "Found 1 problem" in result.stdout, result.stdout
+    assert "fixable" not in result.stdout
+    planned = json.loads(run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path).stdout)
+    assert [f["fix"] for f in planned] == [None]
+
+
 def test_config_fix_true(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.dslint]\nfix = true\n", encoding="utf-8")
     source = textwrap.dedent(

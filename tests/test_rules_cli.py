@@ -67,3 +67,15 @@ def test_unknown_rule_is_a_usage_error():
     assert "unknown rule `DSL999`" in result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_readme_rule_table_is_the_catalogue():
+    """The README's rule table says what ``dslint rules`` says, one row per rule in order
+    (it once listed DSL403 twice, the second time with a fix labelled safe)."""
+    from .conftest import REPO
+
+    rows = [line.split("|")[1:5] for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| DSL")]
+    table = [tuple(cell.strip() for cell in row) for row in rows]
+    assert table == [(code, rule.name, "on" if rule.default else "off", rule.fix or "-")
+                     for code, rule in sorted(catalogue.RULES.items())]

@@ -171,6 +171,7 @@ def _module_handles(model: Model, function, reported) -> Iterator[Finding]:
                 f"first use in `__getitem__`",
                 tuple(function.trail),
                 attr=name, constructor=constructor, owner="module",
+                fixable=False,  # the fixer rewrites handles opened in ``__init__`` only
             )
 
 
