@@ -140,6 +140,9 @@ def _encloses(blocks, outer: int, inner: int) -> bool:
 
 def join(parts: Iterable[Results]) -> Results:
     """Union of answers, one entry per object (the first trail wins), capped in width."""
+    parts = parts if type(parts) is list else list(parts)
+    if len(parts) == 1 and type(parts[0]) is tuple and len(parts[0]) <= 1:
+        return parts[0]  # one answer of at most one object: already what the union would be
     seen: Dict[Obj, Found] = {}
     keep = seen.setdefault  # one hash of the object per entry: the first one found stays
     for part in parts:
