@@ -8,6 +8,8 @@ default (a parameter, field or argparse default of 0 nobody overrides).
 
 from __future__ import annotations
 
+import ast
+
 from typing import Iterator
 
 from ..diagnostics import Finding
@@ -36,8 +38,7 @@ def check(model: Model) -> Iterator[Finding]:
         count_text = source(model, count.site.module, count.span) if count is not None else ""
         count_text = count_text.split("=", 1)[1].strip() if "=" in count_text else count_text
         keyword = loaders.written_name(model.resolver, loader, "persistent_workers")
-        literal = count_text.isdigit()  # ``num_workers=0`` written out: tying the two would read ``0 > 0``
-        suggestion = f"use `{keyword}={count_text} > 0`" if count_text and not literal else "remove it"
+        suggestion = f"use `{keyword}={count_text} > 0`" if count_text and not _int_literal(count_text) else "remove it"
         zero_trail = workers.trail("zero")
         yield finding(
             model, CODE, module, given.span,
@@ -48,3 +49,13 @@ def check(model: Model) -> Iterator[Finding]:
             fixable=keyword == "persistent_workers",  # a library's own keyword is left to its author
             **loaders.fix_facts(model.resolver, loader),
         )
+
+
+def _int_literal(text: str) -> bool:
+    """``num_workers=0`` written out (any int literal form, as the fixer's ``cst.Integer``):
+    tying the two would read ``0 > 0``, so the advice is the fixer's, to remove the keyword."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(node, ast.Constant) and type(node.value) is int
