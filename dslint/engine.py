@@ -242,7 +242,17 @@ def share(paths: List[str], function, jobs: Optional[int], done=None) -> List[Fi
     if _OVERLAY and not parallel.FORK:
         workers = 0  # only fork carries the overlay
     chunks = parallel.chunked(paths, sizes, workers + 1)
-    return parallel.map_shared(function, chunks, workers, done)
+    return parallel.map_shared(function, chunks, workers, done, tuple_types=_summary_tuple_types())
+
+
+@functools.lru_cache(maxsize=None)
+def _summary_tuple_types() -> Tuple[type, ...]:
+    """The NamedTuple classes a per-file result is made of (pickled fast, ``dslint.parallel``)."""
+    from . import diagnostics
+    from .analysis import summary, values
+
+    return tuple(kind for kind in records_of(summary, values, diagnostics)
+                 if isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields"))
 
 
 def _size(path: str) -> int:
