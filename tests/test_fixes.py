@@ -212,6 +212,29 @@ def test_text_summary_counts_fixable(tmp_path):
     assert "more fixable with `--fix --unsafe-fixes`" in result.stdout
 
 
+def test_text_summary_counts_only_the_fixes_a_run_would_make(tmp_path):
+    """A plain check counts fixes without planning them: a `.type(...)` copy (which takes no
+    `non_blocking`) is not counted, and a DSL102 lambda is "may be fixable" until planned;
+    planned (`--diff`), the same findings give the exact kinds."""
+    (tmp_path / "train.py").write_text(
+        "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n\n\n"
+        "def main():\n"
+        "    loader = DataLoader(TensorDataset(torch.zeros(8)), num_workers=2, pin_memory=True,\n"
+        "                        collate_fn=lambda items: items)\n"
+        "    for (x,) in loader:\n"
+        "        x.cuda()\n"
+        "        x.type(torch.cuda.FloatTensor)\n\n\n"
+        "if __name__ == \"__main__\":\n    main()\n",
+        encoding="utf-8")
+    plain = run_cli("check", "--no-cache", "train.py", cwd=tmp_path)
+    assert "Found 3 problems." in plain.stdout, plain.stdout
+    assert "[*] 1 fixable with `--fix`." in plain.stdout, plain.stdout
+    assert "1 more may be fixable" in plain.stdout and "unsafe-fixes`." not in plain.stdout, plain.stdout
+    planned = run_cli("check", "--no-cache", "--diff", "train.py", cwd=tmp_path)
+    assert "Would fix 2 errors." in planned.stderr, planned.stderr  # the lambda reads nothing: safe
+    assert "x.type(torch.cuda.FloatTensor)\n" in planned.stdout  # unchanged, as counted
+
+
 def test_text_summary_counts_no_fix_for_a_module_level_handle(tmp_path):
     """DSL104's fixer rewrites handles opened in ``__init__`` only: a handle opened at module
     level was counted as "1 more fixable with --unsafe-fixes" that no run would fix."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Iterator, Set, Tuple
 
+from ..analysis.values import Starred
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
@@ -55,4 +56,13 @@ def check(model: Model) -> Iterator[Finding]:
             f"`.{move.method}(...)` without `non_blocking=True`, so the copy cannot overlap compute: "
             f"add `non_blocking=True`",
             (built, pin_step) + tuple(move.trail),
+            fixable=_fixable(move),
         )
+
+
+def _fixable(move) -> bool:
+    """What the fixer (``dslint.fixes.dsl301``) rewrites: a ``.to``/``.cuda`` call without
+    ``*args``/``**kwargs`` (``.type(torch.cuda.FloatTensor)`` takes no ``non_blocking``)."""
+    site = move.site
+    return (move.method in ("to", "cuda") and not any(isinstance(arg, Starred) for arg in site.args)
+            and all(key is not None for key, _ in site.keywords))

@@ -80,7 +80,7 @@ def render(
     if quiet:
         return
     kinds = Counter(fix_kind(f, planned) for f in findings)
-    fixable, unsafe = kinds["safe"], kinds["unsafe"]
+    fixable, unsafe, maybe = kinds["safe"], kinds["unsafe"], kinds["maybe"]
     if findings:
         total = len(findings) + fixed
         noun = "problem" if total == 1 else "problems"
@@ -94,6 +94,8 @@ def render(
             console.print(f"[*] {fixable} fixable with `--fix`.", markup=False)
         if unsafe:
             console.print(f"{unsafe} more fixable with `--fix --unsafe-fixes`.", markup=False)
+        if maybe:
+            console.print(f"{maybe} more may be fixable (`--diff --unsafe-fixes` shows which, and how).", markup=False)
     elif fixed:
         noun = "problem" if fixed == 1 else "problems"
         console.print(Text(f"Found {fixed} {noun} ({fixed} fixed, 0 remaining).", style="bold"))
@@ -102,16 +104,17 @@ def render(
 
 
 def fix_kind(finding: Finding, planned: bool) -> Optional[str]:
-    """"safe", "unsafe" or None: the finding's planned fix, or when fixes were not planned
-    (a plain check never parses with LibCST) what its rule offers. A rule whose fix is offered
-    only sometimes counts with the unsafe ones: ``--fix --unsafe-fixes`` is what may fix it."""
+    """"safe", "unsafe", "maybe" or None: the finding's planned fix, or when fixes were not
+    planned (a plain check never parses with LibCST) what its rule offers. Whether a rule
+    whose fix is offered only sometimes (DSL102: safe, unsafe or declined, by what the
+    callable reads) fixes this finding is only known once the fix is planned: "maybe"."""
     if finding.fix is not None:
         return finding.fix.applicability
     if planned or finding.fact("fixable") is False:  # the check already knows no fix applies
         return None
     rule = catalogue.RULES.get(finding.code)
     offered = rule.fix if rule is not None else None
-    return {"safe": "safe", "unsafe": "unsafe", "sometimes": "unsafe"}.get(offered or "")
+    return {"safe": "safe", "unsafe": "unsafe", "sometimes": "maybe"}.get(offered or "")
 
 
 def _related(item: Finding, sources: Dict[str, SourceText]) -> List[Text]:
