@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -47,3 +48,26 @@ def test_shared_map_gives_the_serial_answer(function):
     finished = []
     assert parallel.map_shared(function, chunks, 2, finished.append) == [x * x for x in range(60)]
     assert sum(finished) == 60  # every chunk reported done once
+
+
+def spans_of(chunk):
+    from dslint.analysis.summary import Span
+
+    if os.getpid() == PARENT:
+        time.sleep(0.02)  # leave chunks to the worker
+    span = Span(1, 2, 3, 4)
+    return [(os.getpid() != PARENT, Span(x, x, x + 1, 0), span, span) for x in chunk]
+
+
+@pytest.mark.skipif(not parallel.FORK, reason="workers are forked")
+def test_named_tuples_come_back_from_workers_as_themselves():
+    """Pickled as plain tuples (``tuple_types``), they come back of their own class, equal,
+    and an object shared inside an answer is still one object."""
+    from dslint.analysis.summary import Span
+
+    chunks = [[i] for i in range(40)]
+    answers = parallel.map_shared(spans_of, chunks, 1, tuple_types=(Span,))
+    assert [a[1] for a in answers] == [Span(x, x, x + 1, 0) for x in range(40)]
+    assert all(type(a[1]) is Span and a[1].end_row == a[1].row + 1 for a in answers)
+    assert all(a[2] is a[3] for a in answers)
+    assert any(from_worker for from_worker, *_ in answers), "no chunk was done by the worker"
