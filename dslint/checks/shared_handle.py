@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Iterator, Set, Tuple
 
-from ..analysis.values import Name
+from ..analysis.values import DictDisplay, Name, Seq
 from ..diagnostics import Finding
-from ..model.objects import Cls, Ctx, Ext, Func, Inst
+from ..model.objects import Cls, Container, Ctx, Ext, Func, Inst
 from ..model.queries import WORKER_METHODS, Model
+from ..model.resolver import join
 from .base import finding
 
 CODE = "DSL104"
@@ -39,12 +40,34 @@ DERIVED = {
 
 
 def handle_of(model: Model, results):
-    """The handle constructor name an answer holds, if it is a handle (or an object bound to one)."""
+    """The handle constructor name an answer holds, if it is a handle (or an object bound to one),
+    also as the items of a list or dict built from one per path (``[cv2.VideoCapture(p) for p in paths]``)."""
     constructors = _constructors(model)
     for found in results:
         obj = found.obj
-        if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
-            continue
+        if isinstance(obj, Container):
+            obj = next((item.obj for item in _built_items(model, obj) if _handle_name(item.obj, constructors)), None)
+        name = _handle_name(obj, constructors)
+        if name is not None:
+            return name
+    return None
+
+
+def _built_items(model: Model, container: Container):
+    """The items a list or dict gets where it is built (its display or comprehension, and what
+    that function appends), not those stored into it later: ``self.files = {}`` filled in
+    ``__getitem__`` is the lazy, per-worker cache."""
+    display = container.value
+    items = display.values if isinstance(display, DictDisplay) else display.items if isinstance(display, Seq) else ()
+    built = [model.resolver.eval(item, container.ctx) for item in items]
+    if isinstance(display, Seq):
+        built.append(model.resolver.appended(container))
+    return join(built)
+
+
+def _handle_name(obj, constructors):
+    """The handle constructor of one object (a handle, or an object bound to one), or None."""
+    if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
         name = obj.cls.qualname
         if name in constructors:
             return name
@@ -102,9 +125,12 @@ def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, funct
     klass = model.project.klass(cls.module, cls.qualname)
     short = constructor.replace("builtins.", "")
     ctx = model.resolver.method_ctx(dataset, cls.module, method)
+    values = model.resolver.eval(store.value, ctx)
     direct = any(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname == constructor
-                 for f in model.resolver.eval(store.value, ctx))
+                 for f in values)
     what = f"`{short}(...)` opened in `{klass.name}.{method.name}` as `self.{attr}`" if direct else \
+        f"`self.{attr}`, holding `{short}(...)` handles opened in `{klass.name}.{method.name}`," \
+        if any(isinstance(f.obj, Container) for f in values) else \
         f"`self.{attr}`, part of a `{short}(...)` opened in `{klass.name}.{method.name}`,"
     yield finding(
         model, CODE, cls.module, store.span,

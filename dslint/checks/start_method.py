@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, Tuple
 
+from ..analysis.values import last_name
 from ..diagnostics import Finding
 from ..model.externals import truthiness
-from ..model.objects import Ctx
+from ..model.objects import Bound, Ctx, Func, Step
+from ..model.project import sites_in_scope
 from ..model.queries import Model
 from .base import finding
 
@@ -37,6 +39,7 @@ def _forced(model: Model, site) -> bool:
 def check(model: Model) -> Iterator[Finding]:
     seen: Dict[Tuple[str, str, bool], int] = {}
     calls = [(module, model.project.summary(module).calls[index]) for module, index, _ in model.start_method_calls()]
+    reported = set()
     for module, call in sorted(calls, key=lambda c: (c[0], c[1].span.row, c[1].span.col)):
         key = (module, call.scope, call.guarded)
         earlier = seen.get(key)
@@ -44,14 +47,85 @@ def check(model: Model) -> Iterator[Finding]:
         if _forced(model, (module, call)) or CATCHES & set(call.handlers):
             continue
         if not call.scope and not call.guarded:
+            reported.add((module, call.span))
             yield finding(
                 model, CODE, module, call.span,
                 "`set_start_method(...)` at module level outside `if __name__ == \"__main__\":` runs again when "
                 f"spawned workers re-import this module and raises {ERROR}: move it under the main guard",
             )
         elif earlier is not None:
+            reported.add((module, call.span))
             yield finding(
                 model, CODE, module, call.span,
                 f"Second `set_start_method(...)` (first at line {earlier}) raises {ERROR}: remove it or pass "
                 "`force=True`",
             )
+    if calls:
+        yield from _through_calls(model, calls, seen, reported)
+
+
+def _through_calls(model: Model, calls, first_rows, reported) -> Iterator[Finding]:
+    """Calls made in a function that module-level code calls: unguarded, it runs again in every
+    spawned child (``setup()`` at the top of the script); after a ``set_start_method`` of the same
+    block (``mp.set_start_method("spawn"); main()`` where ``main`` sets it again), it is the second."""
+    setting = {}
+    for module, call in calls:
+        if not call.scope or _forced(model, (module, call)) or CATCHES & set(call.handlers):
+            continue
+        if _asks_method(model, module, call.scope):
+            continue  # ``if mp.get_start_method(allow_none=True) is None:``: sets it only when unset
+        setting.setdefault((module, call.scope), call)
+    if not setting:
+        return
+    memo: Dict[Func, object] = {}
+    for info in model.project.eager_modules():
+        for index in sites_in_scope(model.project, info.key, ""):
+            site = info.summary.calls[index]
+            first = first_rows.get((info.key, "", site.guarded))
+            if site.guarded and (first is None or first >= site.span.row):
+                continue
+            for found in model.resolver.eval(site.func, Ctx(info.key, "")):
+                func = found.obj if isinstance(found.obj, Func) else found.obj.func if isinstance(found.obj, Bound) else None
+                reached = _reaches(model, func, setting, memo, 0) if func is not None else None
+                if reached is None:
+                    continue
+                module, call, trail = reached
+                if (module, call.span) in reported:
+                    break
+                reported.add((module, call.span))
+                step = Step(info.key, site.span, "called at module level" if not site.guarded else
+                            f"called after the `set_start_method(...)` of line {first}")
+                if site.guarded:
+                    text = (f"Second `set_start_method(...)` (the main guard set it at line {first} before calling "
+                            f"this) raises {ERROR}: remove one or pass `force=True`")
+                else:
+                    text = (f"`set_start_method(...)` runs at import time (module-level code calls this function "
+                            f"outside `if __name__ == \"__main__\":`), again in every spawned worker, and raises "
+                            f"{ERROR}: call it under the main guard")
+                yield finding(model, CODE, module, call.span, text, (step,) + trail)
+                break
+
+
+def _asks_method(model: Model, module: str, scope: str) -> bool:
+    """Whether the function asks for the current start method before setting one."""
+    summary = model.project.summary(module)
+    return any(last_name(summary.calls[index].func) == "get_start_method"
+               for index in sites_in_scope(model.project, module, scope))
+
+
+def _reaches(model: Model, func: Func, setting, memo, depth: int):
+    """(module, call, trail) of an unforced ``set_start_method`` that calling ``func`` runs."""
+    if func in memo:
+        return memo[func]
+    memo[func] = None  # recursion guard
+    found = setting.get((func.module, func.qualname))
+    result = (func.module, found, ()) if found is not None else None
+    if result is None and depth < 4:
+        for callee, _, ref in model.callees(func, None):
+            inner = _reaches(model, callee, setting, memo, depth + 1)
+            if inner is not None:
+                step = Step(ref.module, model.project.call(ref).span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
+                result = (inner[0], inner[1], (step,) + inner[2])
+                break
+    memo[func] = result
+    return result

@@ -955,6 +955,8 @@ class Model:
                 method = self.resolver.method(obj.cls, name)
                 if method is not None:
                     entries.append(WorkerFunction(method, obj, "dataset", trail))
+            for held, step in self.held_datasets(obj):  # a wrapper (RepeatDataset) indexes what it holds
+                entries.extend(self.dataset_entries(held.obj, trail + (step,) + held.trail, depth + 1))
         elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
             # a library dataset (ImageFolder(transform=...), ConcatDataset([...])): what it was given runs in workers
             for found in self.constructor_arguments(obj):
@@ -966,6 +968,20 @@ class Model:
             for found in self.resolver.container_values(obj):
                 entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1))
         return entries
+
+    def held_datasets(self, dataset: Inst) -> List[Tuple[Found, Step]]:
+        """The datasets a project dataset keeps on ``self`` (a wrapper's ``self.dataset``, the list a
+        concatenating dataset holds), each with the step that stores it: the wrapper's
+        ``__getitem__`` indexes them, so their code runs where the wrapper's does."""
+        out = []
+        for child, step in self._pickled_children(dataset):
+            if step is None:
+                continue
+            parts = self.resolver.container_values(child.obj) if isinstance(child.obj, Container) else (child,)
+            for part in parts:
+                if isinstance(part.obj, Inst) and part.obj != dataset and self._is_dataset_object(part.obj):
+                    out.append((part, step))
+        return out
 
     def constructor_arguments(self, inst: Inst) -> Results:
         """What an outside object keeps of the arguments it was built with (nothing, for a call
@@ -1326,8 +1342,8 @@ class Model:
         used = set()
         for loader in self.all_loaders():
             for found in self.value(loader, "dataset"):
-                if isinstance(found.obj, Inst) and isinstance(found.obj.cls, Cls):
-                    used.update(i for i in self.resolver.mro(found.obj.cls) if isinstance(i, Cls))
+                for dataset in self._wrapped_datasets(found.obj):
+                    used.update(i for i in self.resolver.mro(dataset.cls) if isinstance(i, Cls))
         splitting = self._splitting_boundaries()
         out = []
         for cls in self.dataset_classes():
@@ -1338,6 +1354,23 @@ class Model:
                 continue
             out.append(Inst(cls))
         self._unused_datasets = out
+        return out
+
+    def _wrapped_datasets(self, obj, depth: int = 0) -> List[Inst]:
+        """The project datasets a loader's dataset is or wraps (held by a project wrapper, or
+        given to a library one: ``Subset(Images(...))``)."""
+        if not isinstance(obj, Inst) or depth > 3:
+            return []
+        if isinstance(obj.cls, Cls):
+            inner = [held.obj for held, _ in self.held_datasets(obj)]
+            return [obj] + [d for held in inner for d in self._wrapped_datasets(held, depth + 1)]
+        if obj.site is None or not self._is_dataset_object(obj):
+            return []
+        out = []
+        for found in self.constructor_arguments(obj):
+            parts = self.resolver.container_values(found.obj) if isinstance(found.obj, Container) else (found,)
+            for part in parts:
+                out.extend(self._wrapped_datasets(part.obj, depth + 1))
         return out
 
     def _splitting_boundaries(self) -> Set[str]:
