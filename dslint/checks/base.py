@@ -85,3 +85,17 @@ def default_note(model: Model, trail: Trail, here: str) -> str:
 def source(model: Model, module: str, span: Span) -> str:
     text = model.project.text_of(module, span)
     return " ".join(text.split()) if text else ""
+
+
+def keyword_value(model: Model, module: str, span: Span) -> Optional[str]:
+    """The value of the ``name=value`` keyword at ``span``; None where the argument comes
+    from a mapping (``**kwargs``, ``kwargs.update(other)``), which advice cannot rewrite."""
+    name, equals, value = source(model, module, span).partition("=")
+    value = value.strip()
+    return value if equals and name.strip().isidentifier() and value and not value.startswith("=") else None
+
+
+def argument_label(model: Model, module: str, span: Span, name: str) -> str:
+    """How a message names the argument: ``name=value`` as written, or ``name`` from its mapping."""
+    text = source(model, module, span)
+    return f"`{text}`" if keyword_value(model, module, span) is not None else f"`{name}` from `{text}`"

@@ -16,7 +16,7 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
 from ..model.queries import Model
-from .base import default_note, finding, source
+from .base import argument_label, default_note, finding, keyword_value
 
 CODE = "DSL201"
 
@@ -35,18 +35,23 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         module = given.site.module
         count = loaders.argument_source(model.resolver, loader, "num_workers")
-        count_text = source(model, count.site.module, count.span) if count is not None else ""
-        count_text = count_text.split("=", 1)[1].strip() if "=" in count_text else count_text
+        count_text = keyword_value(model, count.site.module, count.span) if count is not None else ""
         keyword = loaders.written_name(model.resolver, loader, "persistent_workers")
-        suggestion = f"use `{keyword}={count_text} > 0`" if count_text and not _int_literal(count_text) else "remove it"
+        if count_text is None or keyword_value(model, module, given.span) is None:
+            suggestion = f"make `{keyword}` true only with positive workers"
+        elif count_text and not _int_literal(count_text):
+            suggestion = f"use `{keyword}={count_text} > 0`"
+        else:
+            suggestion = "remove it"
         zero_trail = workers.trail("zero")
         yield finding(
             model, CODE, module, given.span,
-            f"`{source(model, module, given.span)}` with {workers.describe()} workers"
+            f"{argument_label(model, module, given.span, keyword)} with {workers.describe()} workers"
             f"{default_note(model, zero_trail, module)} raises `ValueError: persistent_workers option needs "
             f"num_workers > 0`: {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + zero_trail,
-            fixable=keyword == "persistent_workers",  # a library's own keyword is left to its author
+            # a library's own keyword is left to its author; a mapping's entry is not rewritten
+            fixable=keyword == "persistent_workers" and keyword_value(model, module, given.span) is not None,
             **loaders.fix_facts(model.resolver, loader),
         )
 

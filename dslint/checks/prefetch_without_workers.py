@@ -13,7 +13,7 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.objects import Lit
 from ..model.queries import Model
-from .base import default_note, finding, source
+from .base import argument_label, default_note, finding, keyword_value
 
 CODE = "DSL202"
 ERROR = "ValueError: prefetch_factor option could only be specified in multiprocessing"
@@ -39,22 +39,24 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         module = given.site.module
         count = loaders.argument_source(model.resolver, loader, "num_workers")
-        count_text = source(model, count.site.module, count.span) if count is not None else ""
-        count_text = count_text.split("=", 1)[1].strip() if "=" in count_text else count_text
-        text = source(model, module, given.span)
-        value_text = text.split("=", 1)[1].strip() if "=" in text else text
+        count_text = keyword_value(model, count.site.module, count.span) if count is not None else ""
+        value_text = keyword_value(model, module, given.span)
+        keyword = loaders.written_name(model.resolver, loader, "prefetch_factor")
         if tested:
             suggestion = "make its zero-worker branch `None`"
             how = "zero (in its own zero branch)"
         else:
-            keyword = loaders.written_name(model.resolver, loader, "prefetch_factor")
-            suggestion = (f"use `{keyword}={value_text} if {count_text} > 0 else None`"
-                          if count_text else "remove it")
+            if count_text is None or value_text is None:
+                suggestion = f"pass `{keyword}` only with positive workers"
+            else:
+                suggestion = (f"use `{keyword}={value_text} if {count_text} > 0 else None`"
+                              if count_text else "remove it")
             how = workers.describe() + default_note(model, workers.trail("zero"), module)
         yield finding(
             model, CODE, module, given.span,
-            f"`{text}` with {how} workers raises "
+            f"{argument_label(model, module, given.span, keyword)} with {how} workers raises "
             f"`{loaders.error_for(model.resolver, loader, 'prefetch_factor', ERROR)}`: {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + workers.trail("zero"),
             tested=tested, **loaders.fix_facts(model.resolver, loader),
+            **({} if value_text is not None else {"fixable": False}),  # a mapping's entry is not rewritten
         )

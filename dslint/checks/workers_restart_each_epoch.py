@@ -33,7 +33,7 @@ def check(model: Model) -> Iterator[Finding]:
         workers = model.workers(loader)
         if not workers.positive or workers.threads:
             continue
-        epoch = model.epoch_loop(iteration)
+        epoch = model.epoch_loop(iteration, same_loader=True)
         if epoch is None or epoch.loop is None:
             continue
         module, loop, trail = epoch.module, epoch.loop, epoch.trail

@@ -53,14 +53,21 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
     wanted = parser_sites(resolver, parser)
     if not wanted:
         return UNKNOWN_RESULT
-    parts = []
+    parts, implicit = [], []
     for method in ("add_argument", "set_defaults"):
         for ref, site in _sites_setting(resolver, method, name):
             ctx = Ctx(ref.module, site.scope)
             receivers = resolver.eval(site.func.base, ctx)
             if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in receivers):
                 continue
-            parts.append(_default(resolver, ref, site, ctx, name if method == "set_defaults" else "default"))
+            keyword = name if method == "set_defaults" else "default"
+            written = any(key == keyword for key, _ in site.keywords)
+            (parts if written else implicit).append(_default(resolver, ref, site, ctx, keyword))
+    # ``set_defaults(pin_mem=True)`` replaces the default an action implies (``store_true``'s
+    # False) whichever comes first: argparse only keeps an action's own default when no
+    # parser-level default exists for its destination
+    if not parts:
+        parts = implicit
     return join(parts) if parts else UNKNOWN_RESULT
 
 

@@ -334,6 +334,9 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
             for name, value in zip(obj.value.keys, obj.value.values):
                 if isinstance(name, Const) and name.value == key:
                     return ArgumentSource(value, obj.ctx, site, span)
+            put = _put_in_later(resolver, mapping, ctx, obj, site, span, key, depth)
+            if put is not None:
+                return put
         elif isinstance(obj, Kwargs) and obj.ctx.call is not None:
             call = resolver.project.call(obj.ctx.call)
             caller = obj.ctx.caller or Ctx(obj.ctx.call.module, call.scope)
@@ -345,6 +348,44 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
                     deeper = _splat_source(resolver, value, caller, obj.ctx.call, inner, key, depth + 1)
                     if deeper is not None:
                         return deeper
+    return None
+
+
+def _put_in_later(resolver: "Resolver", mapping, ctx: Ctx, container, site: SiteRef, span, key: str,
+                  depth: int) -> Optional[ArgumentSource]:
+    """``key`` put into the local dict ``mapping`` after it is made, on every path: by
+    ``kwargs["key"] = v`` in the dict's own block, or by ``kwargs.update(key=v)`` /
+    ``kwargs.update(other)`` written at the dict's own indentation (not under an ``if``)."""
+    from ..analysis.values import Const
+
+    if not isinstance(mapping, Name) or not ctx.scope:
+        return None
+    function = resolver.project.function(ctx.module, ctx.scope)
+    made = [b for b in (function.bindings.get(mapping.id, ()) if function is not None else ())
+            if b.value is container.value or (container.site is not None and isinstance(b.value, Call))]
+    if len(made) != 1:
+        return None  # rebound: which dict reaches the loader is not one
+    made = made[0]
+    summary = resolver.project.summary(ctx.module)
+    for store in summary.stores:
+        if (store.attr == "[]" and store.kind == "assign" and store.scope == ctx.scope and store.block == made.block
+                and isinstance(store.target, Name) and store.target.id == mapping.id
+                and isinstance(store.key, Const) and store.key.value == key and store.span.row > made.span.row):
+            return ArgumentSource(store.value, ctx, site, span)
+    for index, call in enumerate(summary.calls):
+        func = call.func
+        if not (isinstance(func, Attr) and func.name == "update" and isinstance(func.base, Name)
+                and func.base.id == mapping.id and call.scope == ctx.scope
+                and call.span.col == made.span.col and call.span.row > made.span.row):
+            continue
+        ref = SiteRef(ctx.module, index)
+        for (name, value), inner in zip(call.keywords, call.keyword_spans):
+            if name == key:
+                return ArgumentSource(value, ctx, ref, inner)
+        if len(call.args) == 1:
+            other = _splat_source(resolver, call.args[0], ctx, ref, call.arg_spans[0], key, depth + 1)
+            if other is not None:
+                return other
     return None
 
 

@@ -390,11 +390,15 @@ class Model:
         base = loader_facts.base_loader(loader)
         return [it for it in self.iterations() if loader_facts.base_loader(it.loader) == base]
 
-    def epoch_loop(self, iteration: Iteration, depth: int = 2) -> Optional[Epochs]:
+    def epoch_loop(self, iteration: Iteration, depth: int = 2, same_loader: bool = False) -> Optional[Epochs]:
         """What runs ``iteration`` once per epoch: a loop around it in its function, a loop
         around a call of that function (up to ``depth`` callers away), or a function that
         takes the epoch as a parameter (a framework's per-epoch hook). A loop that rebuilds
-        the loader each pass, or goes through several loaders, does not count."""
+        the loader each pass, or goes through several loaders, does not count. With
+        ``same_loader`` (one loader object iterated pass after pass) the callers of a function
+        taking the epoch are searched for the loop (``self.train_one_epoch(epoch)`` in
+        ``fit()``'s loop), and a loop calling the function that builds the loader, which
+        makes a new one each pass, does not count."""
         summary = self.project.summary(iteration.module)
         parent = summary.loops[iteration.loop].parent if iteration.loop is not None else summary.calls[iteration.call].loop
         found = self._enclosing_loop(iteration.module, parent)
@@ -405,15 +409,21 @@ class Model:
                 return Epochs(iteration.module, index, loop, None, ())
             return None
         frontier = [(iteration.module, iteration.scope, ())]
+        by_parameter: Optional[Epochs] = None
+        base = loader_facts.base_loader(iteration.loader)
+        built = (base.site.module, self.project.call(base.site).scope) if same_loader and base and base.site else None
         for _ in range(depth + 1):
             next_frontier = []
             for module, scope, trail in frontier:
                 function = self.project.function(module, scope) if scope else None
-                if function is None:
+                if function is None or (module, scope) == built:
                     continue
                 epoch = next((p for p in function.params if p.name in EPOCH_PARAMETERS), None)
                 if epoch is not None:
-                    return Epochs(module, -1, None, epoch.name, trail + (Step(module, epoch.span, "called once per epoch"),))
+                    by_parameter = by_parameter or Epochs(
+                        module, -1, None, epoch.name, trail + (Step(module, epoch.span, "called once per epoch"),))
+                    if not same_loader:
+                        return by_parameter
                 for site, _ in self.resolver.callers(Func(module, scope)):
                     call = self.project.call(site)
                     step = Step(site.module, call.span, f"calls `{scope.rpartition('.')[2]}()`")
@@ -425,7 +435,7 @@ class Model:
                         continue
                     next_frontier.append((site.module, call.scope, trail + (step,)))
             frontier = next_frontier
-        return None
+        return by_parameter
 
     def _over_loaders(self, module: str, loop: Loop) -> bool:
         """``for loader in (train_loader, val_loader):`` goes through loaders, it is no epoch loop."""

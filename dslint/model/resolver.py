@@ -1058,7 +1058,34 @@ class Resolver:
                     key = keys[0].obj.value if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
                     value = extend(self.eval(store.value, ctx), Step(module, store.span, "stored in the dict here"))
                     out.setdefault(id(found.obj.value), []).append((key, value))
+        for display, key, value in self._dict_updates(module):
+            out.setdefault(display, []).append((key, value))
         return out
+
+    def _dict_updates(self, module: str):
+        """(display id, key, values) of ``kwargs.update(k=v)`` and ``kwargs.update(other)``
+        calls on a local dict (``train_kwargs.update(cuda_kwargs)``): what they put in."""
+        summary = self.project.summary(module)
+        if summary is None:
+            return
+        updates = [(i, site) for i, site in enumerate(summary.calls) if isinstance(site.func, Attr)
+                   and site.func.name == "update" and isinstance(site.func.base, Name) and len(site.args) <= 1]
+        for index, site in updates[:MAX_ITEM_STORES]:
+            ctx = Ctx(module, site.scope)
+            targets = [f.obj.value for f in self.eval(site.func.base, ctx)
+                       if isinstance(f.obj, Container) and isinstance(f.obj.value, DictDisplay)]
+            if not targets:
+                continue
+            step = Step(module, site.span, "put in the dict here")
+            items = [(name, extend(self.eval(value, ctx), step)) for name, value in site.keywords if name]
+            for found in (self.eval(site.args[0], ctx) if site.args else ()):
+                other = found.obj
+                if isinstance(other, Container) and isinstance(other.value, DictDisplay):
+                    items += [(k.value, extend(self.eval(v, other.ctx), step)) for k, v in
+                              zip(other.value.keys, other.value.values) if isinstance(k, Const)]
+            for display in targets:
+                for key, value in items:
+                    yield id(display), key, value
 
     @bounded(UNKNOWN_RESULT)
     def container_values(self, container: Container) -> Results:
