@@ -60,6 +60,7 @@ ITERABLE_BASES = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.
 DATASET_PACKAGES = ("torchvision.datasets.",)
 ITERATING_CALLS = frozenset({"builtins.iter", "builtins.list", "builtins.tuple", "builtins.next"})
 MOVE_METHODS = ("to", "cuda", "type")
+HELPER_DEPTH = 2  # calls from the code iterating a loader to a helper module that may move its batches
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
 
@@ -879,29 +880,67 @@ class Model:
 
     # batches --------------------------------------------------------------------------------
     def batch_moves(self) -> List[Move]:
-        """Copies of host batches to a device, each with the loader the batch came from."""
+        """Copies of host batches to a device, each with the loader the batch came from: in
+        the modules summarised up front, and in the helper modules the code that iterates a
+        loader calls (``batch = to_device(batch, device)`` from ``utils.py``, a file the
+        pre-filter skips because nothing in it names a loader)."""
         if self._moves is not None:
             return self._moves
-        from .externals import device_target
-
         found: List[Move] = []
         for method in MOVE_METHODS:
             for ref in self.project.calls_named(method):
-                site = self.project.call(ref)
-                if not isinstance(site.func, Attr):
-                    continue
-                ctx = Ctx(ref.module, site.scope)
-                if method == "to" and device_target(self.resolver, ref, ctx) in (None, "cpu"):
-                    continue
-                if method == "type" and not self._cuda_type(site, ctx):
-                    continue
-                for result in self.resolver.eval(site.func.base, ctx):
-                    obj = result.obj
-                    if isinstance(obj, Batch) and not obj.on_device:
-                        found.append(Move(obj.loader, ref.module, ref.index, site, method,
-                                          self._non_blocking(site, ref, ctx, method), result.trail))
+                found.extend(self._moves_at(ref, method))
+        for module in self._helper_modules():
+            for index, site in enumerate(self.project.summary(module).calls):
+                if isinstance(site.func, Attr) and site.func.name in MOVE_METHODS:
+                    found.extend(self._moves_at(SiteRef(module, index), site.func.name))
         self._moves = found
         return found
+
+    def _moves_at(self, ref: SiteRef, method: str) -> List[Move]:
+        from .externals import device_target
+
+        site = self.project.call(ref)
+        if not isinstance(site.func, Attr):
+            return []
+        ctx = Ctx(ref.module, site.scope)
+        if method == "to" and device_target(self.resolver, ref, ctx) in (None, "cpu"):
+            return []
+        if method == "type" and not self._cuda_type(site, ctx):
+            return []
+        return [Move(result.obj.loader, ref.module, ref.index, site, method,
+                     self._non_blocking(site, ref, ctx, method), result.trail)
+                for result in self.resolver.eval(site.func.base, ctx)
+                if isinstance(result.obj, Batch) and not result.obj.on_device]
+
+    def _helper_modules(self) -> List[str]:
+        """Project modules summarised on demand (not up front) that define a function the
+        code iterating a loader calls, directly or through up to ``HELPER_DEPTH - 1`` project
+        functions: where a batch handed to a helper may be moved. The resolver then decides,
+        call by call, whether what is moved there is a batch."""
+        out: List[str] = []
+        seen: Set[Func] = set()
+        frontier: List[Func] = []
+        for iteration in self.iterations():
+            func = Func(iteration.module, iteration.scope)
+            if func not in seen:
+                seen.add(func)
+                frontier.append(func)
+        for _ in range(HELPER_DEPTH):
+            following: List[Func] = []
+            for func in frontier:
+                for callee, _, _ in self.callees(func, None):
+                    info = self.project.modules.get(callee.module)
+                    if info is None or callee in seen:
+                        continue
+                    seen.add(callee)
+                    if not info.eager:
+                        if callee.module not in out:
+                            out.append(callee.module)
+                    else:
+                        following.append(callee)
+            frontier = following
+        return out
 
     def _cuda_type(self, site: CallSite, ctx: Ctx) -> bool:
         """``x.type(torch.cuda.FloatTensor)`` copies to the GPU."""
