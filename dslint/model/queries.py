@@ -60,7 +60,7 @@ ITERABLE_BASES = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.
 DATASET_PACKAGES = ("torchvision.datasets.",)
 ITERATING_CALLS = frozenset({"builtins.iter", "builtins.list", "builtins.tuple", "builtins.next"})
 MOVE_METHODS = ("to", "cuda", "type")
-HELPER_DEPTH = 2  # calls from the code iterating a loader to a helper module that may move its batches
+HANDOFF_DEPTH = 2  # calls from the code holding a loader to a module it hands the loader or its batches to
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
 
@@ -184,6 +184,7 @@ class Model:
         self._loaders: Optional[List[Inst]] = None
         self._iterations: Optional[List[Iteration]] = None
         self._moves: Optional[List[Move]] = None
+        self._handoffs: List[str] = []  # see ``_handoff_modules`` (set with the iterations)
         self._worker_code: Dict[object, List[WorkerFunction]] = {}
         self._contexts: Dict[Tuple[str, str, int], List[Ctx]] = {}
         self._is_dataset: Dict[object, bool] = {}
@@ -351,15 +352,7 @@ class Model:
             return self._iterations
         found: List[Iteration] = []
         seen = set()
-        for info, index, loop in self.project.all_loops():
-            if loop.iter is None:
-                continue
-            ctx = Ctx(info.key, loop.scope)
-            for obj, trail in self._iterated_loaders(self.resolver.eval(loop.iter, ctx)):
-                key = (obj, info.key, index)
-                if key not in seen:
-                    seen.add(key)
-                    found.append(Iteration(obj, info.key, loop.scope, loop.span, index, None, trail))
+        self._loop_iterations(self.project.all_loops(), found, seen)
         for name in ("iter", "next", "list", "tuple"):
             for ref in self.project.calls_named(name):
                 site = self.project.call(ref)
@@ -374,8 +367,59 @@ class Model:
                     if key not in seen:
                         seen.add(key)
                         found.append(Iteration(obj, ref.module, site.scope, site.span, None, ref.index, trail))
+        self._handoffs = self._handoff_modules(found)
+        self._loop_iterations(((self.project.modules[module], index, loop) for module in self._handoffs
+                               for index, loop in enumerate(self.project.summary(module).loops)), found, seen)
         self._iterations = found
         return found
+
+    def _loop_iterations(self, loops, found: List[Iteration], seen: set) -> None:
+        for info, index, loop in loops:
+            if loop.iter is None:
+                continue
+            ctx = Ctx(info.key, loop.scope)
+            for obj, trail in self._iterated_loaders(self.resolver.eval(loop.iter, ctx)):
+                key = (obj, info.key, index)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(Iteration(obj, info.key, loop.scope, loop.span, index, None, trail))
+
+    def _handoff_modules(self, iterations: List[Iteration]) -> List[str]:
+        """Project modules summarised on demand (the pre-filter found no loader word in them)
+        that define a function the code holding a loader calls, directly or through up to
+        ``HANDOFF_DEPTH - 1`` other project functions: a loader or its batches handed to
+        ``run_epoch(model, batches, ...)`` in ``engine.py`` or to ``to_device(batch)`` in
+        ``utils.py``. Code holding a loader: where one is built, the callers of that code
+        (a factory's result lands there), and where one is iterated. Their loops and
+        batch copies are examined like those of the modules summarised up front."""
+        starts: List[Func] = []
+        for ref in self._candidate_sites():
+            scope = self.project.call(ref).scope
+            starts.append(Func(ref.module, scope))
+            if scope:
+                starts.extend(Func(site.module, self.project.call(site).scope)
+                              for site, _ in self.resolver.callers(Func(ref.module, scope)))
+        starts.extend(Func(iteration.module, iteration.scope) for iteration in iterations)
+        seen: Set[Func] = set()
+        frontier: List[Func] = []
+        for func in starts:
+            if func not in seen:
+                seen.add(func)
+                frontier.append(func)
+        out: List[str] = []
+        for _ in range(HANDOFF_DEPTH):
+            following: List[Func] = []
+            for func in frontier:
+                for callee, _, _ in self.callees(func, None):
+                    info = self.project.modules.get(callee.module)
+                    if info is None or callee in seen:
+                        continue
+                    seen.add(callee)
+                    following.append(callee)
+                    if not info.eager and callee.module not in out:
+                        out.append(callee.module)
+            frontier = following
+        return out
 
     def _iterated_loaders(self, results: Results) -> List[Tuple[object, Trail]]:
         out = []
@@ -881,16 +925,17 @@ class Model:
     # batches --------------------------------------------------------------------------------
     def batch_moves(self) -> List[Move]:
         """Copies of host batches to a device, each with the loader the batch came from: in
-        the modules summarised up front, and in the helper modules the code that iterates a
-        loader calls (``batch = to_device(batch, device)`` from ``utils.py``, a file the
-        pre-filter skips because nothing in it names a loader)."""
+        the modules summarised up front, and in the modules the code holding a loader hands
+        it or its batches to (``batch = to_device(batch, device)`` from ``utils.py``, a file
+        the pre-filter skips because nothing in it names a loader; see ``_handoff_modules``)."""
         if self._moves is not None:
             return self._moves
         found: List[Move] = []
         for method in MOVE_METHODS:
             for ref in self.project.calls_named(method):
                 found.extend(self._moves_at(ref, method))
-        for module in self._helper_modules():
+        self.iterations()
+        for module in self._handoffs:
             for index, site in enumerate(self.project.summary(module).calls):
                 if isinstance(site.func, Attr) and site.func.name in MOVE_METHODS:
                     found.extend(self._moves_at(SiteRef(module, index), site.func.name))
@@ -912,35 +957,6 @@ class Model:
                      self._non_blocking(site, ref, ctx, method), result.trail)
                 for result in self.resolver.eval(site.func.base, ctx)
                 if isinstance(result.obj, Batch) and not result.obj.on_device]
-
-    def _helper_modules(self) -> List[str]:
-        """Project modules summarised on demand (not up front) that define a function the
-        code iterating a loader calls, directly or through up to ``HELPER_DEPTH - 1`` project
-        functions: where a batch handed to a helper may be moved. The resolver then decides,
-        call by call, whether what is moved there is a batch."""
-        out: List[str] = []
-        seen: Set[Func] = set()
-        frontier: List[Func] = []
-        for iteration in self.iterations():
-            func = Func(iteration.module, iteration.scope)
-            if func not in seen:
-                seen.add(func)
-                frontier.append(func)
-        for _ in range(HELPER_DEPTH):
-            following: List[Func] = []
-            for func in frontier:
-                for callee, _, _ in self.callees(func, None):
-                    info = self.project.modules.get(callee.module)
-                    if info is None or callee in seen:
-                        continue
-                    seen.add(callee)
-                    if not info.eager:
-                        if callee.module not in out:
-                            out.append(callee.module)
-                    else:
-                        following.append(callee)
-            frontier = following
-        return out
 
     def _cuda_type(self, site: CallSite, ctx: Ctx) -> bool:
         """``x.type(torch.cuda.FloatTensor)`` copies to the GPU."""
