@@ -54,7 +54,10 @@ _new = tuple.__new__  # builds a NamedTuple without its Python-level ``__new__``
 
 
 def is_main_guard(test: ast.AST) -> bool:
-    """``__name__ == "__main__"`` in either order."""
+    """``__name__ == "__main__"`` in either order, alone or as one operand of an ``and``
+    (``if __name__ == "__main__" and not args.dry_run:`` runs its body only as the script)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(is_main_guard(value) for value in test.values)
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
         return False
     sides = (test.left, test.comparators[0])
@@ -448,6 +451,9 @@ class Extractor:
         if self.scope.kind == "module" and not self.guarded and is_main_guard(node.test):
             self.summary.has_main_guard = True
             self.guarded = True
+            if isinstance(node.test, ast.BoolOp):  # the other operands run only as the script too
+                self.top = self.span(node)
+                self.expr(node.test)
             blocks = self.scope.blocks
             blocks.append((self.block, *self._rows(node.body)))
             saved_block, self.block = self.block, len(blocks) - 1

@@ -14,12 +14,14 @@ from typing import Iterator, Set, Tuple
 
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.objects import Bound, Ctx, Func, Step
+from ..model.objects import Bound, Ctx, Ext, Func, Step
 from ..model.project import sites_in_scope
 from ..model.queries import Model
 from .base import finding
 
 CODE = "DSL101"
+# Command-line runners that call the function they are given (``fire.Fire(main)``).
+CLI_RUNNERS = frozenset({"fire.Fire", "typer.run", "jsonargparse.CLI", "jsonargparse.auto_cli"})
 FIX_HINT = 'move it into a function called under `if __name__ == "__main__":`'
 WHY = "spawn/forkserver workers re-import this module and fail while bootstrapping"
 
@@ -81,7 +83,7 @@ def _call_reason(model: Model, module: str, index: int):
         return direct, ()
     site = model.project.summary(module).calls[index]
     ctx = Ctx(module, "")
-    for found in model.resolver.eval(site.func, ctx):
+    for found in _entry_functions(model, site, ctx):
         obj = found.obj
         func = obj if isinstance(obj, Func) else obj.func if isinstance(obj, Bound) else None
         if func is None:
@@ -91,3 +93,11 @@ def _call_reason(model: Model, module: str, index: int):
             name = func.qualname.rpartition(".")[2]
             return f"`{name}()` {started[0]}", started[1]
     return None
+
+
+def _entry_functions(model: Model, site, ctx: Ctx):
+    """What a module-level call runs: its callee, or the function a CLI runner is given."""
+    callees = model.resolver.eval(site.func, ctx)
+    if site.args and any(isinstance(f.obj, Ext) and f.obj.qualname in CLI_RUNNERS for f in callees):
+        return model.resolver.eval(site.args[0], ctx)
+    return callees

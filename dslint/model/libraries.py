@@ -358,20 +358,29 @@ class Libraries:
             return (Found(inst),)  # ``WebLoader(...).with_epoch(n)``: the same loader, one stage on
         return None
 
+    def wrapped_iterables(self, resolver: "Resolver", inst: Inst) -> Optional[Results]:
+        """What an iteration wrapper (``enumerate(x)``, ``tqdm(x)``, ``zip(a, b)``) goes through."""
+        from .resolver import join
+
+        last = inst.cls.qualname.rpartition(".")[2]
+        if inst.site is None or (last not in ITERATION_WRAPPERS and last not in ITERATION_WRAPPERS_ALL):
+            return None
+        site = resolver.project.call(inst.site)
+        args = site.args if last in ITERATION_WRAPPERS_ALL else site.args[:1]
+        if not args and last in ITERATION_WRAPPERS:
+            args = tuple(v for k, v in site.keywords if k == "iterable")
+        ctx = inst.ctx or Ctx(inst.site.module, site.scope)
+        return join(resolver.eval(arg, ctx) for arg in args)
+
     def iterate(self, resolver: "Resolver", inst: Inst) -> Optional[Results]:
         from .resolver import join
 
-        qualname = inst.cls.qualname
-        last = qualname.rpartition(".")[2]
         if inst.site is None:
             return None
-        site = resolver.project.call(inst.site)
-        if last in ITERATION_WRAPPERS or last in ITERATION_WRAPPERS_ALL:
-            args = site.args if last in ITERATION_WRAPPERS_ALL else site.args[:1]
-            if not args and last in ITERATION_WRAPPERS:
-                args = tuple(v for k, v in site.keywords if k == "iterable")
-            ctx = inst.ctx or Ctx(inst.site.module, site.scope)
-            return join(resolver.iterate(f) for arg in args for f in resolver.eval(arg, ctx))
+        wrapped = self.wrapped_iterables(resolver, inst)
+        if wrapped is not None:
+            return join(resolver.iterate(f) for f in wrapped)
+        qualname = inst.cls.qualname
         wrapper = self.wrapper_named(qualname)
         if wrapper is not None:
             return join(resolver.iterate(f) for f in self.prepared(resolver, inst, 0))

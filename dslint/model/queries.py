@@ -424,12 +424,27 @@ class Model:
     def _iterated_loaders(self, results: Results) -> List[Tuple[object, Trail]]:
         out = []
         for found in results:
-            if isinstance(found.obj, Batch):
+            if self._batch_items(found):
                 continue  # going through a batch's items is not iterating the loader
             for element in self.resolver.iterate(found):
                 if isinstance(element.obj, Batch):
                     out.append((element.obj.loader, element.trail))
         return out
+
+    def _batch_items(self, found) -> bool:
+        """Batch data, not a loader: a batch, a container of what came out of batches
+        (``kept = [t[:n] for t, n in zip(targets, lengths)]``), or either wrapped for iteration
+        (``enumerate(lengths)`` of a batch's field)."""
+        obj = found.obj
+        if isinstance(obj, Batch):
+            return True
+        if isinstance(obj, Container):
+            items = self.resolver.iterate(found)
+            return bool(items) and all(isinstance(item.obj, Batch) for item in items)
+        if not isinstance(obj, Inst) or not isinstance(obj.cls, Ext):
+            return False
+        wrapped = self.resolver.libraries.wrapped_iterables(self.resolver, obj)
+        return bool(wrapped) and all(self._batch_items(f) for f in wrapped)
 
     def iterations_of(self, loader) -> List[Iteration]:
         base = loader_facts.base_loader(loader)
