@@ -6,8 +6,10 @@ by the words their bytes contain:
 - **seed**: words only data-loading code has (``DataLoader``, ``Dataset``,
   ``num_workers``, ``cv2``, ``multiprocessing``, a handle constructor...): summarised;
 - **candidate**: words code that *handles* loaders or batches has (``loader``,
-  ``.cuda(``, ``non_blocking``, ``dataset``): summarised only when an import connects it
-  to a seed (a train loop in ``engine.py`` called with a loader built in ``main.py``);
+  ``.cuda(``, ``non_blocking``, ``dataset``), or a call statement at module level (a
+  ``run.py`` doing ``from train import main`` then ``main()``): summarised only when an
+  import connects it to a seed (a train loop in ``engine.py`` called with a loader built
+  in ``main.py``);
 - the rest: summarised on demand, when the resolver needs a definition from it.
 
 The imports of every file are read here without a parse (a regular expression over its
@@ -33,12 +35,21 @@ CANDIDATE_WORDS = (b"oader", b".cuda(", b"non_blocking", b"ataset", b"worker")
 SEED, CANDIDATE, SKIP = "seed", "candidate", "skip"
 
 
+# a call statement at module level (``main()``, ``fire.Fire(main)``, ``sys.exit(main())``)
+_CALL_AT_IMPORT = re.compile(rb"\n(?!(?:if|print|assert|del|raise|return)\b)[A-Za-z_][\w.]*\(")
+
+
 def tier(raw: bytes, extra_words=()) -> str:
     if any(word in raw for word in SEED_WORDS) or any(word in raw for word in extra_words):
         return SEED
-    if any(word in raw for word in CANDIDATE_WORDS):
+    if any(word in raw for word in CANDIDATE_WORDS) or calls_at_import(raw):
         return CANDIDATE
     return SKIP
+
+
+def calls_at_import(raw: bytes) -> bool:
+    """Whether a line starts with a call (what runs when the module is imported or run)."""
+    return _CALL_AT_IMPORT.search(raw) is not None or _CALL_AT_IMPORT.match(b"\n" + raw[:200]) is not None
 
 
 _IMPORT = re.compile(
