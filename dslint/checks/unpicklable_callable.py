@@ -4,8 +4,10 @@ spawn and forkserver (Windows, macOS, Linux from Python 3.14) pickle the dataset
 ``collate_fn`` and ``worker_init_fn`` for every worker. Lambdas, functions or classes
 defined inside a function, and those defined under ``if __name__ == "__main__":`` (the
 child imports the script as ``__mp_main__``, where they do not exist) cannot be pickled:
-``iter(loader)`` fails. Found wherever the object is stored: a keyword, a dataset
-attribute, a transform inside ``Compose``, a default argument kept by ``__init__``.
+``iter(loader)`` fails. So do functions and classes defined in a notebook's cells: a
+worker cannot import the notebook (``Can't get attribute 'X' on <module '__main__' (built-in)>``).
+Found wherever the object is stored: a keyword, a dataset attribute, a transform inside
+``Compose``, a default argument kept by ``__init__``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from .base import finding, value_span
 
 CODE = "DSL102"
 FIX = "define it at module level with `def`"
+NOTEBOOK_FIX = "define it in a `.py` module next to the notebook and import it from there"
+NOTEBOOK_WHY = "it is defined in a notebook, whose cells workers cannot import"
 
 
 def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
@@ -34,6 +38,8 @@ def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
         if function.guarded and function.scope_kind == "module":
             return (f"function `{function.name}`", "it is defined under `if __name__ == \"__main__\":`, which "
                     "workers do not run", (obj.module, function.span))
+        if function.scope_kind == "module" and _in_notebook(model, obj.module):
+            return f"function `{function.name}`", NOTEBOOK_WHY, (obj.module, function.span)
         return None
     cls = obj.cls if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else obj if isinstance(obj, Cls) else None
     if cls is not None:
@@ -46,7 +52,16 @@ def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
         if klass.guarded and klass.scope_kind == "module":
             return (f"{noun}class `{klass.name}`", "the class is defined under `if __name__ == \"__main__\":`, "
                     "which workers do not run", (cls.module, klass.span))
+        if klass.scope_kind == "module" and _in_notebook(model, cls.module):
+            return f"{noun}class `{klass.name}`", NOTEBOOK_WHY, (cls.module, klass.span)
     return None
+
+
+def _in_notebook(model: Model, module: str) -> bool:
+    """Whether ``module`` is a notebook: under spawn/forkserver its cells are the kernel's
+    ``__main__``, which a worker never imports."""
+    info = model.project.modules.get(module)
+    return info is not None and info.path.endswith(".ipynb")
 
 
 def _hand_over(trail):
@@ -94,6 +109,10 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
         return
     what, why, (module, span) = found
     definition = span
+    if why == NOTEBOOK_WHY:  # one finding per notebook definition, at the first place it is handed over
+        if (module, definition) in reported:
+            return
+        reported.add((module, definition))
     defined = ()
     if not what.startswith("lambda"):
         handover = _hand_over(trail)
@@ -107,9 +126,10 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     yield finding(
         model, CODE, module, span,
         f"{what[0].upper()}{what[1:]} {_how(role, trail)} cannot be pickled for spawn/forkserver workers "
-        f"({why}; {context}): {FIX}",
+        f"({why}; {context}): {NOTEBOOK_FIX if why == NOTEBOOK_WHY else FIX}",
         defined + tuple(trail) + tuple(evidence),
         role=_role(role, trail), kind=kind, name=name, free_vars=free, definition=tuple(definition),
+        fixable=kind in FIXED_KINDS,
     )
 
 
@@ -121,16 +141,20 @@ def _role(role: str, trail) -> str:
     return "dataset argument"
 
 
+FIXED_KINDS = ("lambda", "nested function")  # what ``dslint.fixes.dsl102`` rewrites (when what it reads allows)
+
+
 def _kind(model: Model, obj):
     """(kind, name, free variables) of an unpicklable callable, for the fixer."""
     if isinstance(obj, Func):
         function = model.function_summary(obj)
         kind = "lambda" if function.kind == "lambda" else "nested function" if function.scope_kind == "function" \
-            else "main-guard function"
+            else "main-guard function" if function.guarded else "notebook function"
         return kind, function.name, free_variables(model, obj)
     cls = obj.cls if isinstance(obj, Inst) else obj
     klass = model.project.klass(cls.module, cls.qualname)
-    return ("nested class" if klass.scope_kind == "function" else "main-guard class"), klass.name, ()
+    kind = "nested class" if klass.scope_kind == "function" else "main-guard class" if klass.guarded else "notebook class"
+    return kind, klass.name, ()
 
 
 def free_variables(model: Model, func: Func) -> tuple:
