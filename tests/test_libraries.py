@@ -122,6 +122,10 @@ CONTRASTS = {
     "accelerate: not prepared": ("accelerate_project", [
         ("train.py", "accelerator.prepare(model, optimizer, train_loader())", "(model, optimizer, train_loader())")],
         ["train.py:10 DSL403", "train.py:12 DSL301"]),
+    "accelerate: prepare_data_loader asked to move": ("accelerate_project", [
+        ("sharded.py", "prepare_data_loader(eval_loader(), device):",
+         "prepare_data_loader(eval_loader(), device, put_on_device=True):")],
+        ["-sharded.py:10 DSL301"]),
     "transformers: workers asked for": ("transformers_project", [
         ("notebook_style.py", 'TrainingArguments("out/quick")',
          'TrainingArguments("out/quick", dataloader_num_workers=2)')],

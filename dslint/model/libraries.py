@@ -329,7 +329,10 @@ class Libraries:
         return f"{info.name}.{cls.qualname}" if info is not None else cls.qualname
 
     def wrapper_named(self, qualname: str) -> Optional[Wrapper]:
-        return next((w for w in WRAPPERS if matches(qualname, w.names)), None)
+        """The wrapper named exactly, else one matched by package and last name: accelerate's
+        ``data_loader.prepare_data_loader`` function is not ``Accelerator.prepare_data_loader``."""
+        exact = next((w for w in WRAPPERS if qualname in w.names), None)
+        return exact or next((w for w in WRAPPERS if matches(qualname, w.names)), None)
 
     # hooks for the resolver ---------------------------------------------------------------
     def instance_attribute(self, resolver: "Resolver", inst: Inst, name: str) -> Optional[Results]:
