@@ -171,6 +171,10 @@ LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
                positional=("dataset", "input_size", "batch_size"),
                defaults={"num_workers": 1, "pin_memory": False}, moves_batches="non_blocking",
                moves_unless="use_prefetcher", persistent_auto=True),
+    # ignite 0.5 distributed/auto.py: auto_dataloader(dataset, **kwargs) builds DataLoader(dataset, **kwargs)
+    # (batch size and workers divided per process, a DistributedSampler added when distributed)
+    LoaderSpec(("ignite.distributed.auto_dataloader", "ignite.distributed.auto.auto_dataloader"), "ignite",
+               kind="factory", positional=("dataset",)),
     # transformers 5.x: the Trainer builds DataLoader(dataset, num_workers=args.dataloader_num_workers, ...)
     # and hands it to accelerate, which moves the batches
     LoaderSpec(("transformers.TrainingArguments", "transformers.training_args.TrainingArguments",
@@ -303,7 +307,9 @@ class Libraries:
         if isinstance(cls, Cls):
             for item in resolver.mro(cls):
                 spec = self.spec_named(item.qualname) if isinstance(item, Ext) else self.project_spec(resolver, item)
-                if spec is not None and (spec.kind == "class" or item == cls):
+                # a subclass of a loader is one; so is a subclass of a configuration (a dataclass
+                # extending ``TrainingArguments`` keeps its fields); a factory's is not
+                if spec is not None and (spec.kind != "factory" or item == cls):
                     return spec
         return None
 
@@ -323,7 +329,10 @@ class Libraries:
         return f"{info.name}.{cls.qualname}" if info is not None else cls.qualname
 
     def wrapper_named(self, qualname: str) -> Optional[Wrapper]:
-        return next((w for w in WRAPPERS if matches(qualname, w.names)), None)
+        """The wrapper named exactly, else one matched by package and last name: accelerate's
+        ``data_loader.prepare_data_loader`` function is not ``Accelerator.prepare_data_loader``."""
+        exact = next((w for w in WRAPPERS if qualname in w.names), None)
+        return exact or next((w for w in WRAPPERS if matches(qualname, w.names)), None)
 
     # hooks for the resolver ---------------------------------------------------------------
     def instance_attribute(self, resolver: "Resolver", inst: Inst, name: str) -> Optional[Results]:
