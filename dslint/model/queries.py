@@ -108,6 +108,15 @@ def is_test_module(path: str) -> bool:
             or name.endswith("_test") or name == "conftest")
 
 
+def _bound_by_import(summary, function, name: str) -> bool:
+    """Whether ``name`` is bound by an import in ``function`` (or, when it binds nothing
+    there, in its module)."""
+    bindings = function.bindings.get(name) if function is not None else None
+    if not bindings:
+        bindings = summary.bindings.get(name, ())
+    return any(binding.kind == "import" for binding in bindings)
+
+
 class Iteration(NamedTuple):
     """A place where a loader is iterated (which starts its workers)."""
 
@@ -410,7 +419,7 @@ class Model:
         for _ in range(HANDOFF_DEPTH):
             following: List[Func] = []
             for func in frontier:
-                for callee, _, _ in self.callees(func, None):
+                for callee in self._named_callees(func):
                     info = self.project.modules.get(callee.module)
                     if info is None or callee in seen:
                         continue
@@ -419,6 +428,32 @@ class Model:
                     if not info.eager and callee.module not in out:
                         out.append(callee.module)
             frontier = following
+        return out
+
+    def _named_callees(self, func: Func) -> List[Func]:
+        """Project functions (and classes' ``__init__``) ``func`` calls by a plain name or
+        through an imported module (``to_device(batch)``, ``engine.run_epoch(...)``): how code
+        reaches another module's functions. Method calls on objects are not evaluated here,
+        which keeps ``_handoff_modules`` cheap."""
+        summary = self.project.summary(func.module)
+        if summary is None:
+            return []
+        function = summary.functions.get(func.qualname) if func.qualname else None
+        ctx = Ctx(func.module, func.qualname)
+        out: List[Func] = []
+        for index in sites_in_scope(self.project, func.module, func.qualname):
+            value = summary.calls[index].func
+            if type(value) is Attr:
+                if type(value.base) is not Name or not _bound_by_import(summary, function, value.base.id):
+                    continue
+            elif type(value) is not Name:
+                continue
+            for found in self.resolver.eval(value, ctx):
+                obj = found.obj
+                if isinstance(obj, Func):
+                    out.append(obj)
+                elif isinstance(obj, Cls):
+                    out.append(Func(obj.module, f"{obj.qualname}.__init__"))
         return out
 
     def _iterated_loaders(self, results: Results) -> List[Tuple[object, Trail]]:
