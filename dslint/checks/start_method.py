@@ -86,7 +86,7 @@ def _through_calls(model: Model, calls, first_rows, reported) -> Iterator[Findin
                 continue
             for found in model.resolver.eval(site.func, Ctx(info.key, "")):
                 func = found.obj if isinstance(found.obj, Func) else found.obj.func if isinstance(found.obj, Bound) else None
-                reached = _reaches(model, func, setting, memo, 0) if func is not None else None
+                reached = _reaches(model, func, setting, memo) if func is not None else None
                 if reached is None:
                     continue
                 module, call, trail = reached
@@ -113,19 +113,15 @@ def _asks_method(model: Model, module: str, scope: str) -> bool:
                for index in sites_in_scope(model.project, module, scope))
 
 
-def _reaches(model: Model, func: Func, setting, memo, depth: int):
+def _reaches(model: Model, func: Func, setting, memo):
     """(module, call, trail) of an unforced ``set_start_method`` that calling ``func`` runs."""
-    if func in memo:
-        return memo[func]
-    memo[func] = None  # recursion guard
-    found = setting.get((func.module, func.qualname))
-    result = (func.module, found, ()) if found is not None else None
-    if result is None and depth < 4:
-        for callee, _, ref in model.callees(func, None):
-            inner = _reaches(model, callee, setting, memo, depth + 1)
-            if inner is not None:
-                step = Step(ref.module, model.project.call(ref).span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
-                result = (inner[0], inner[1], (step,) + inner[2])
-                break
-    memo[func] = result
-    return result
+    found = model.through_calls(func, lambda f: _setting_call(setting, f), memo, depth=4)
+    if found is None:
+        return None
+    (module, call), _, trail = found
+    return module, call, trail
+
+
+def _setting_call(setting, func: Func):
+    call = setting.get((func.module, func.qualname))
+    return (func.module, call) if call is not None else None

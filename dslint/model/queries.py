@@ -382,6 +382,11 @@ class Model:
         self._iterations = found
         return found
 
+    def handoff_modules(self) -> List[str]:
+        """The modules ``_handoff_modules`` found (found with the iterations, which it starts from)."""
+        self.iterations()
+        return self._handoffs
+
     def _loop_iterations(self, loops, found: List[Iteration], seen: set) -> None:
         for info, index, loop in loops:
             if loop.iter is None:
@@ -984,8 +989,7 @@ class Model:
         for method in MOVE_METHODS:
             for ref in self.project.calls_named(method):
                 found.extend(self._moves_at(ref, method))
-        self.iterations()
-        for module in self._handoffs:
+        for module in self.handoff_modules():
             for index, site in enumerate(self.project.summary(module).calls):
                 if isinstance(site.func, Attr) and site.func.name in MOVE_METHODS:
                     found.extend(self._moves_at(SiteRef(module, index), site.func.name))
@@ -1380,16 +1384,31 @@ class Model:
         """Why calling ``func`` starts worker processes (iterates a loader with workers,
         starts a pool or a trainer), directly or through what it calls."""
         memo = self.__dict__.setdefault("_starts", {})
+        found = self.through_calls(func, lambda f: self._direct_start(f.module, f.qualname), memo)
+        if found is None:
+            return None
+        (reason, trail), names, steps = found
+        for name in reversed(names):
+            reason = f"calls `{name}()`, which {reason}"
+        return reason, steps + trail
+
+    def through_calls(self, func: Func, direct, memo: dict, depth: Optional[int] = None):
+        """(``direct``'s answer, names of the functions called on the way, their call steps)
+        for the first function that ``direct`` answers for: ``func`` itself, else the
+        project functions it calls, depth first in call order, up to ``depth`` calls down
+        (None: no bound). ``memo`` keeps the answers per function and guards recursion."""
         if func in memo:
             return memo[func]
         memo[func] = None  # recursion guard
-        result = self._direct_start(func.module, func.qualname)
-        if result is None:
+        answer = direct(func)
+        result = (answer, (), ()) if answer is not None else None
+        if result is None and (depth is None or depth > 0):
             for callee, _, ref in self.callees(func, None):
-                inner = self.starts_workers(callee)
+                inner = self.through_calls(callee, direct, memo, None if depth is None else depth - 1)
                 if inner is not None:
-                    step = Step(ref.module, self.project.call(ref).span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
-                    result = (f"calls `{callee.qualname.rpartition('.')[2]}()`, which {inner[0]}", (step,) + inner[1])
+                    name = callee.qualname.rpartition(".")[2]
+                    step = Step(ref.module, self.project.call(ref).span, f"calls `{name}()`")
+                    result = (inner[0], (name,) + inner[1], (step,) + inner[2])
                     break
         memo[func] = result
         return result
