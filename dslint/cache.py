@@ -22,8 +22,6 @@ directory dslint runs from.
 from __future__ import annotations
 
 import functools
-import hashlib
-import hmac
 import json
 import os
 import sys
@@ -31,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 from . import __version__, writing
+from .digests import blake2b, compare_digest
 from .plaindata import Codec, Invalid
 
 CACHE_DIR = ".dslint_cache"
@@ -51,11 +50,11 @@ def code_fingerprint() -> str:
             if name.endswith(".py"):
                 stat = os.stat(os.path.join(folder, name))
                 parts.append(f"{os.path.relpath(os.path.join(folder, name), package)}:{stat.st_size}:{stat.st_mtime_ns}")
-    return hashlib.blake2b("\n".join(sorted(parts)).encode(), digest_size=8).hexdigest()
+    return blake2b("\n".join(sorted(parts)).encode(), digest_size=8).hexdigest()
 
 
 def content_hash(raw: bytes) -> str:
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+    return blake2b(raw, digest_size=16).hexdigest()
 
 
 def warn(message: str) -> None:
@@ -86,7 +85,7 @@ def secret() -> Optional[bytes]:
 
 
 def mac(key: bytes, data: bytes) -> str:
-    return hashlib.blake2b(data, key=key[:64], digest_size=16).hexdigest()
+    return blake2b(data, key=key[:64], digest_size=16).hexdigest()
 
 
 # the cache ------------------------------------------------------------------------------------
@@ -120,7 +119,7 @@ class Cache:
         """The cache in ``folder`` for files under ``base``; None (run uncached) when the
         folder or a file in it is a symbolic link, or there is no key to check it with."""
         material = f"{__version__}|{code_fingerprint()}|{settings_key}"
-        key = hashlib.blake2b(material.encode(), digest_size=8).hexdigest()
+        key = blake2b(material.encode(), digest_size=8).hexdigest()
         secret_key = secret()
         if secret_key is None:
             warn(f"no key to check a cache with in {secret_folder()}; running without the cache")
@@ -169,7 +168,7 @@ class Cache:
     def _load(self, raw: bytes) -> bool:
         """Take the rows of ``raw``; False when it is not a file this machine's dslint wrote."""
         first, _, rest = raw.partition(b"\n")
-        if not first.startswith(MAGIC) or not hmac.compare_digest(
+        if not first.startswith(MAGIC) or not compare_digest(
             first[len(MAGIC):].decode("ascii", "replace"), mac(self.secret, rest)
         ):
             return False

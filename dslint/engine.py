@@ -16,7 +16,7 @@ import sys
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from . import noqa, prefilter
 from .analysis.extract import extract
@@ -392,14 +392,133 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
 
 
 def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
-            consulted: Optional[Set[str]] = None, progress=None) -> Tuple[List[FileResult], List[Finding]]:
+            consulted: Optional[Set[str]] = None, progress=None,
+            keep_summaries: bool = False) -> Tuple[List[FileResult], List[Finding]]:
+    """Summarise what the rules need and run them, one project boundary at a time.
+
+    A boundary (``model.project``) is a project of its own: imports never cross it, so what
+    one project's analysis finds cannot depend on the others linted in the same run (the
+    searches capped by how many call sites share a name count only its own). With several
+    of them and cores to spare, whole boundaries go to forked workers, which send back only
+    their findings: the summaries, which cost as much to pickle as to compute, never travel.
+    ``keep_summaries``: return the results with their summaries (the flake8 plugin checks
+    an edited buffer against them), which keeps the work in this process."""
+    groups = boundary_groups(results, roots)
+    if len(groups) <= 1:
+        return analyse_boundary(results, settings, codes, roots, consulted, progress, settings.jobs)
+    plan = _group_plan(groups, results, roots)
+    workers = 0 if keep_summaries else _group_workers(plan, settings.jobs)
+    if workers == 0:
+        return _analyse_each(results, groups, settings, codes, roots, consulted, progress)
+    return _analyse_shared(results, plan, workers, settings, codes, roots, consulted, progress)
+
+
+def boundary_groups(results: Sequence[FileResult], roots: Dict[str, str]) -> List[List[int]]:
+    """Indexes of ``results`` by project boundary, in the order boundaries first appear."""
+    from .model.project import boundary_of, module_identity
+
+    groups: Dict[str, List[int]] = {}
+    for index, result in enumerate(results):
+        root = module_identity(result.path)[0]
+        groups.setdefault(boundary_of(root, os.path.abspath(roots[result.path])), []).append(index)
+    return list(groups.values())
+
+
+def _group_plan(groups: List[List[int]], results: Sequence[FileResult], roots: Dict[str, str]) -> List[Tuple[int, List[int]]]:
+    """(weight, indexes) of the groups that have something to summarise, heaviest first: the
+    bytes of the seeds and of the candidates connected to them (what the group will parse)."""
+    plan = []
+    for group in groups:
+        members = [results[i] for i in group]
+        wanted = {r.path for r in members if r.tier == prefilter.SEED and r.summary is None and r.error is None}
+        wanted.update(connected_candidates(members, roots))
+        weight = sum(_size(r.path) for r in members if r.path in wanted)
+        plan.append((weight, group))
+    plan.sort(key=lambda item: -item[0])
+    return plan
+
+
+BALANCED = 0.8  # a boundary holding more of the work than this is analysed with its own workers
+
+
+def _group_workers(plan: List[Tuple[int, List[int]]], jobs: Optional[int]) -> int:
+    """Workers to share the boundaries with, or 0: run them one after another, each with
+    workers of its own for its files (better when one boundary holds most of the work)."""
+    from . import parallel
+
+    total = sum(weight for weight, _ in plan)
+    busy = [weight for weight, _ in plan if weight]
+    if len(busy) < 2 or total == 0 or busy[0] > BALANCED * total:
+        return 0
+    workers = parallel.workers_for(total, cap_jobs(jobs, len(busy)), parallel.idle_cores(_STARTED[0]))
+    if _OVERLAY and not parallel.FORK:
+        return 0
+    return workers
+
+
+def _analyse_each(results, groups, settings, codes, roots, consulted, progress):
+    """Every boundary in this process, one after another."""
+    out = list(results)
+    findings: List[Finding] = []
+    finished = len(results)
+    for group in groups:
+        done, found = analyse_boundary([results[i] for i in group], settings, codes, roots, consulted, None,
+                                       settings.jobs)
+        for index, result in zip(group, done):
+            out[index] = result
+        findings.extend(found)
+        finished += len(group)
+        if progress is not None:
+            progress(finished, 2 * len(results))
+    return out, findings
+
+
+class _Outcome(NamedTuple):
+    """What a worker sends back for one boundary: its results without summaries, its
+    findings and the files its analysis read."""
+
+    results: List[FileResult]
+    findings: List[Finding]
+    consulted: List[str]
+
+
+def _analyse_shared(results, plan, workers, settings, codes, roots, consulted, progress):
+    """The boundaries shared with ``workers`` forked processes, heaviest first."""
+    from . import parallel
+
+    by_path = {r.path: r for r in results}
+    order = [[results[i].path for i in group] for _, group in plan]  # a chunk: the paths of one boundary
+    total = [len(results)]
+
+    def one(paths: List[str]) -> List[_Outcome]:
+        seen: Set[str] = set()
+        done, found = analyse_boundary([by_path[p] for p in paths], settings, codes, roots, seen, None, 1)
+        return [_Outcome([dataclasses.replace(r, summary=None) for r in done], found, sorted(seen))]
+
+    def count(number: int) -> None:
+        total[0] += number
+        if progress is not None:
+            progress(total[0], 2 * len(results))
+
+    outcomes = parallel.map_shared(one, order, workers, count)
+    merged = {r.path: r for outcome in outcomes for r in outcome.results}
+    findings = [f for outcome in outcomes for f in outcome.findings]
+    if consulted is not None:
+        for outcome in outcomes:
+            consulted.update(outcome.consulted)
+    return [merged.get(r.path, r) for r in results], findings
+
+
+def analyse_boundary(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
+                     consulted: Optional[Set[str]] = None, progress=None,
+                     jobs: Optional[int] = None) -> Tuple[List[FileResult], List[Finding]]:
     """Summarise the seeds and the candidates the imports connect to seeds, build the
-    model, run the rules. Both are parsed in one pass (shared with workers): the
+    model, run the rules. Both are parsed in one pass (shared with ``jobs`` workers): the
     candidates are those a seed connects to if every seed parses, and any a seed that
     did not parse was the only link to go back to unsummarised, as if never parsed."""
     seeds = [r.path for r in results if r.tier == prefilter.SEED and r.summary is None and r.error is None]
     connected = connected_candidates(results, roots)
-    results = summarise_all(results, seeds + connected, settings.jobs, progress)
+    results = summarise_all(results, seeds + connected, jobs, progress)
     seed_set = set(seeds)
     if connected and any(r.error is not None for r in results if r.path in seed_set):
         tentative = set(connected)
@@ -418,7 +537,7 @@ def check_files(results: Sequence[FileResult], settings: Settings, paths: Sequen
                 cache: Optional[Cache] = None) -> Tuple[List[FileResult], List[Finding]]:
     """Summarise what the rules need of ``results``, build the model, run the rules
     (``cache``: unused, summaries are not cached)."""
-    return analyse(results, settings, codes, given_roots(paths, [r.path for r in results]))
+    return analyse(results, settings, codes, given_roots(paths, [r.path for r in results]), keep_summaries=True)
 
 
 def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = True) -> RunResult:

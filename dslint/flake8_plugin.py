@@ -19,19 +19,19 @@ through ``extend_default_ignore``. Columns are 0-based, as flake8 wants.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__, catalogue, engine
 from .config import ConfigError, Settings, load
 from .diagnostics import Finding, related_summary
+from .digests import blake2b
 from .discovery import Discovery
 from .sourcefile import SourceText
 
 
 def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _codes() -> List[str]:

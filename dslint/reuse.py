@@ -19,11 +19,11 @@ not recorded: it comes from this run's per-file pass, like the noqa filtering af
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence
 
 from .diagnostics import Finding
+from .digests import blake2b
 from .plaindata import Invalid
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ NOT_KEYED = frozenset({"jobs", "cache", "cache_dir", "hierarchy"})  # settings t
 
 
 def _digest(parts: Iterable[str]) -> str:
-    hasher = hashlib.blake2b(digest_size=16)
+    hasher = blake2b(digest_size=16)
     for part in parts:
         hasher.update(part.encode("utf-8", "surrogatepass"))
         hasher.update(b"\0")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from typing import Any, Dict, Optional, Tuple, Union
 
@@ -113,7 +112,7 @@ def replace_in(folder: Folder, name: str, data: bytes, mode: int = 0o644,
     The rename replaces a link at ``name`` by the new file, never writing through it.
     ``owner``: (uid, gid) the new file must keep; PermissionError when that is not possible.
     """
-    temp, at = _at(folder, f".dslint-{secrets.token_hex(6)}.tmp")
+    temp, at = _at(folder, f".dslint-{os.urandom(6).hex()}.tmp")
     target, _ = _at(folder, name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC | getattr(os, "O_BINARY", 0)
     fd = os.open(temp, flags, 0o600, **at)

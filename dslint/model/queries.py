@@ -191,6 +191,7 @@ class Model:
         self.resolver = resolver
         self.settings = settings
         self._loaders: Optional[List[Inst]] = None
+        self._sites: Optional[List[SiteRef]] = None
         self._iterations: Optional[List[Iteration]] = None
         self._moves: Optional[List[Move]] = None
         self._handoffs: List[str] = []  # see ``_handoff_modules`` (set with the iterations)
@@ -245,6 +246,9 @@ class Model:
         return found
 
     def _candidate_sites(self) -> List[SiteRef]:
+        """Call sites whose last name is a loader name (computed once: the eager index is fixed)."""
+        if self._sites is not None:
+            return self._sites
         names = self._loader_names()
         refs: List[SiteRef] = []
         seen: Set[SiteRef] = set()
@@ -253,6 +257,7 @@ class Model:
                 if ref not in seen:
                     seen.add(ref)
                     refs.append(ref)
+        self._sites = refs
         return refs
 
     def _loader_names(self) -> Set[str]:
