@@ -409,7 +409,7 @@ def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[s
     plan = _group_plan(groups, results, roots)
     workers = 0 if keep_summaries else _group_workers(plan, settings.jobs)
     if workers == 0:
-        return _analyse_each(results, groups, settings, codes, roots, consulted, progress)
+        return _analyse_each(results, plan, settings, codes, roots, consulted, progress)
     return _analyse_shared(results, plan, workers, settings, codes, roots, consulted, progress)
 
 
@@ -424,30 +424,38 @@ def boundary_groups(results: Sequence[FileResult], roots: Dict[str, str]) -> Lis
     return list(groups.values())
 
 
-def _group_plan(groups: List[List[int]], results: Sequence[FileResult], roots: Dict[str, str]) -> List[Tuple[int, List[int]]]:
-    """(weight, indexes) of the groups that have something to summarise, heaviest first: the
-    bytes of the seeds and of the candidates connected to them (what the group will parse)."""
+class _Group(NamedTuple):
+    """One boundary's files (indexes into the run's results), the candidates connected to
+    its seeds, and its weight: the bytes it will parse."""
+
+    weight: int
+    indexes: List[int]
+    connected: List[str]
+
+
+def _group_plan(groups: List[List[int]], results: Sequence[FileResult], roots: Dict[str, str]) -> List[_Group]:
+    """The groups, heaviest first."""
     plan = []
     for group in groups:
         members = [results[i] for i in group]
+        connected = connected_candidates(members, roots)
         wanted = {r.path for r in members if r.tier == prefilter.SEED and r.summary is None and r.error is None}
-        wanted.update(connected_candidates(members, roots))
-        weight = sum(_size(r.path) for r in members if r.path in wanted)
-        plan.append((weight, group))
-    plan.sort(key=lambda item: -item[0])
+        wanted.update(connected)
+        plan.append(_Group(sum(_size(r.path) for r in members if r.path in wanted), group, connected))
+    plan.sort(key=lambda item: -item.weight)
     return plan
 
 
 BALANCED = 0.8  # a boundary holding more of the work than this is analysed with its own workers
 
 
-def _group_workers(plan: List[Tuple[int, List[int]]], jobs: Optional[int]) -> int:
+def _group_workers(plan: List[_Group], jobs: Optional[int]) -> int:
     """Workers to share the boundaries with, or 0: run them one after another, each with
     workers of its own for its files (better when one boundary holds most of the work)."""
     from . import parallel
 
-    total = sum(weight for weight, _ in plan)
-    busy = [weight for weight, _ in plan if weight]
+    total = sum(group.weight for group in plan)
+    busy = [group.weight for group in plan if group.weight]
     if len(busy) < 2 or total == 0 or busy[0] > BALANCED * total:
         return 0
     workers = parallel.workers_for(total, cap_jobs(jobs, len(busy)), parallel.idle_cores(_STARTED[0]))
@@ -456,18 +464,18 @@ def _group_workers(plan: List[Tuple[int, List[int]]], jobs: Optional[int]) -> in
     return workers
 
 
-def _analyse_each(results, groups, settings, codes, roots, consulted, progress):
+def _analyse_each(results, plan: List[_Group], settings, codes, roots, consulted, progress):
     """Every boundary in this process, one after another."""
     out = list(results)
     findings: List[Finding] = []
     finished = len(results)
-    for group in groups:
-        done, found = analyse_boundary([results[i] for i in group], settings, codes, roots, consulted, None,
-                                       settings.jobs)
-        for index, result in zip(group, done):
+    for group in plan:
+        done, found = analyse_boundary([results[i] for i in group.indexes], settings, codes, roots, consulted, None,
+                                       settings.jobs, group.connected)
+        for index, result in zip(group.indexes, done):
             out[index] = result
         findings.extend(found)
-        finished += len(group)
+        finished += len(group.indexes)
         if progress is not None:
             progress(finished, 2 * len(results))
     return out, findings
@@ -487,12 +495,14 @@ def _analyse_shared(results, plan, workers, settings, codes, roots, consulted, p
     from . import parallel
 
     by_path = {r.path: r for r in results}
-    order = [[results[i].path for i in group] for _, group in plan]  # a chunk: the paths of one boundary
+    connected = {results[group.indexes[0]].path: group.connected for group in plan}
+    order = [[results[i].path for i in group.indexes] for group in plan]  # a chunk: the paths of one boundary
     total = [len(results)]
 
     def one(paths: List[str]) -> List[_Outcome]:
         seen: Set[str] = set()
-        done, found = analyse_boundary([by_path[p] for p in paths], settings, codes, roots, seen, None, 1)
+        done, found = analyse_boundary([by_path[p] for p in paths], settings, codes, roots, seen, None, 1,
+                                       connected[paths[0]])
         return [_Outcome([dataclasses.replace(r, summary=None) for r in done], found, sorted(seen))]
 
     def count(number: int) -> None:
@@ -510,14 +520,16 @@ def _analyse_shared(results, plan, workers, settings, codes, roots, consulted, p
 
 
 def analyse_boundary(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
-                     consulted: Optional[Set[str]] = None, progress=None,
-                     jobs: Optional[int] = None) -> Tuple[List[FileResult], List[Finding]]:
+                     consulted: Optional[Set[str]] = None, progress=None, jobs: Optional[int] = None,
+                     connected: Optional[List[str]] = None) -> Tuple[List[FileResult], List[Finding]]:
     """Summarise the seeds and the candidates the imports connect to seeds, build the
     model, run the rules. Both are parsed in one pass (shared with ``jobs`` workers): the
     candidates are those a seed connects to if every seed parses, and any a seed that
-    did not parse was the only link to go back to unsummarised, as if never parsed."""
+    did not parse was the only link to go back to unsummarised, as if never parsed
+    (``connected``: the candidates, when already known)."""
     seeds = [r.path for r in results if r.tier == prefilter.SEED and r.summary is None and r.error is None]
-    connected = connected_candidates(results, roots)
+    if connected is None:
+        connected = connected_candidates(results, roots)
     results = summarise_all(results, seeds + connected, jobs, progress)
     seed_set = set(seeds)
     if connected and any(r.error is not None for r in results if r.path in seed_set):

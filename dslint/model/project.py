@@ -130,7 +130,8 @@ class Project:
                           summary is not None)
         self.modules[key] = info
         self._by_name[(boundary, name)].append(info)
-        relative = os.path.relpath(key, boundary)
+        prefix = boundary.rstrip(os.sep) + os.sep
+        relative = key[len(prefix):] if key.startswith(prefix) else os.path.relpath(key, boundary)
         parts = relative[: -len(os.path.splitext(relative)[1]) or None].split(os.sep)
         if parts and parts[-1] == "__init__":
             parts = parts[:-1]
