@@ -211,7 +211,7 @@ def summarise_all(results: Sequence[FileResult], paths: Sequence[str], jobs: Opt
         if progress is not None:
             progress(count[0], len(results) + len(todo))
 
-    fresh = dict(zip(todo, share(todo, _summarise_chunk, jobs, done)))
+    fresh = dict(zip(todo, share(todo, _summarise_chunk, jobs, done, summarising=True)))
     out = []
     for result in results:
         done = fresh.get(result.path)
@@ -230,15 +230,17 @@ def _summarise_chunk(paths: List[str]) -> List[FileResult]:
     return [summarise_path(path) for path in paths]
 
 
-def share(paths: List[str], function, jobs: Optional[int], done=None) -> List[FileResult]:
+def share(paths: List[str], function, jobs: Optional[int], done=None, summarising: bool = False) -> List[FileResult]:
     """``function`` over ``paths`` in chunks, shared with forked workers when the files are
-    big enough to pay for them (``dslint.parallel``)."""
+    big enough to pay for them (``dslint.parallel``; ``summarising``: the files are parsed,
+    which pays for a worker sooner than reading them does)."""
     from . import parallel
 
     if not paths:
         return []
     sizes = [_size(path) for path in paths]
-    workers = parallel.workers_for(sum(sizes), cap_jobs(jobs, len(paths)), parallel.idle_cores(_STARTED[0]))
+    per_worker = parallel.PARSE_BYTES_PER_WORKER if summarising else None
+    workers = parallel.workers_for(sum(sizes), cap_jobs(jobs, len(paths)), parallel.idle_cores(_STARTED[0]), per_worker)
     if _OVERLAY and not parallel.FORK:
         workers = 0  # only fork carries the overlay
     chunks = parallel.chunked(paths, sizes, workers + 1)
@@ -458,7 +460,8 @@ def _group_workers(plan: List[_Group], jobs: Optional[int]) -> int:
     busy = [group.weight for group in plan if group.weight]
     if len(busy) < 2 or total == 0 or busy[0] > BALANCED * total:
         return 0
-    workers = parallel.workers_for(total, cap_jobs(jobs, len(busy)), parallel.idle_cores(_STARTED[0]))
+    workers = parallel.workers_for(total, cap_jobs(jobs, len(busy)), parallel.idle_cores(_STARTED[0]),
+                                   parallel.PARSE_BYTES_PER_WORKER)
     if _OVERLAY and not parallel.FORK:
         return 0
     return workers

@@ -24,19 +24,21 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 BYTES_PER_WORKER = 2 << 20  # a worker is started for each this much source to read (fork and exit: ~20 ms)
+PARSE_BYTES_PER_WORKER = 256 << 10  # ... or to parse and summarise (about 0.1 s of work)
 CHUNKS_PER_PARTICIPANT = 8  # small enough chunks that everyone finishes at about the same time
 MIN_CHUNK_BYTES = 64 << 10
 MAX_CHUNK_BYTES = 1 << 20
 FORK = "fork" in multiprocessing.get_all_start_methods()
 
 
-def workers_for(total_bytes: int, jobs: int, idle: Optional[float] = None) -> int:
+def workers_for(total_bytes: int, jobs: int, idle: Optional[float] = None, per_worker: Optional[int] = None) -> int:
     """How many worker processes ``total_bytes`` of source is worth, besides this one, with
-    ``idle`` cores free (None: unknown). A worker on a core that is not free only takes
-    time from this process and adds its pickling (measured: a run 15 % slower)."""
+    ``idle`` cores free (None: unknown), one per ``per_worker`` bytes (default: to read,
+    ``BYTES_PER_WORKER``). A worker on a core that is not free only takes time from this
+    process and adds its pickling (measured: a run 15 % slower)."""
     if not FORK or jobs <= 1:
         return 0
-    wanted = min(jobs - 1, total_bytes // BYTES_PER_WORKER)
+    wanted = min(jobs - 1, total_bytes // (per_worker or BYTES_PER_WORKER))
     if idle is not None:
         wanted = min(wanted, int(idle + 0.5))
     return max(0, wanted)

@@ -69,7 +69,7 @@ def test_boundaries_shared_with_workers_give_the_serial_answer(tmp_path, monkeyp
         started.append(workers)
         return real_map(function, chunks, workers, done, tuple_types)
 
-    monkeypatch.setattr(parallel, "BYTES_PER_WORKER", 1)  # small projects: workers anyway
+    monkeypatch.setattr(parallel, "PARSE_BYTES_PER_WORKER", 1)  # small projects: workers anyway
     monkeypatch.setattr(parallel, "idle_cores", lambda since: None)
     monkeypatch.setattr(parallel, "map_shared", spy)
     monkeypatch.setattr(engine, "cap_jobs", lambda jobs, tasks: 2)
