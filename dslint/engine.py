@@ -393,26 +393,60 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
     return findings
 
 
+class GroupAnalysis(NamedTuple):
+    """One boundary's analysis: its files (``indexes`` into the run's results, and those
+    results summarised), its findings (without the per-file DSL001s the scan already made)
+    and the files its analysis read."""
+
+    indexes: List[int]
+    results: List[FileResult]
+    findings: List[Finding]
+    consulted: List[str]
+
+
 def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
             consulted: Optional[Set[str]] = None, progress=None,
             keep_summaries: bool = False) -> Tuple[List[FileResult], List[Finding]]:
-    """Summarise what the rules need and run them, one project boundary at a time.
+    """``analyse_groups`` over every boundary, put back together: the results summarised,
+    the per-file errors and every finding."""
+    out = list(results)
+    findings: List[Finding] = [r.error for r in results if r.error is not None]
+    for group in analyse_groups(results, boundary_groups(results, roots), settings, codes, roots, progress,
+                                keep_summaries):
+        for index, result in zip(group.indexes, group.results):
+            out[index] = result
+        findings.extend(group.findings)
+        if consulted is not None:
+            consulted.update(group.consulted)
+    return out, findings
+
+
+def analyse_groups(results: Sequence[FileResult], groups: Sequence[List[int]], settings: Settings,
+                   codes: Sequence[str], roots: Dict[str, str], progress=None,
+                   keep_summaries: bool = False) -> List[GroupAnalysis]:
+    """Summarise what the rules need and run them, one project boundary (``groups``: indexes
+    into ``results``) at a time.
 
     A boundary (``model.project``) is a project of its own: imports never cross it, so what
     one project's analysis finds cannot depend on the others linted in the same run (the
     searches capped by how many call sites share a name count only its own). With several
     of them and cores to spare, whole boundaries go to forked workers, which send back only
     their findings: the summaries, which cost as much to pickle as to compute, never travel.
-    ``keep_summaries``: return the results with their summaries (the flake8 plugin checks
-    an edited buffer against them), which keeps the work in this process."""
-    groups = boundary_groups(results, roots)
-    if len(groups) <= 1:
-        return analyse_boundary(results, settings, codes, roots, consulted, progress, settings.jobs)
+    ``keep_summaries``: keep the summaries in the results (the flake8 plugin checks an edited
+    buffer against them), which keeps the work in this process."""
+    groups = [group for group in groups if group]
+    if not groups:
+        return []
+    if len(groups) == 1:
+        return [_analyse_group(results, groups[0], settings, codes, roots, progress, settings.jobs)]
     plan = _group_plan(groups, results, roots)
     workers = 0 if keep_summaries else _group_workers(plan, settings.jobs)
     if workers == 0:
-        return _analyse_each(results, plan, settings, codes, roots, consulted, progress)
-    return _analyse_shared(results, plan, workers, settings, codes, roots, consulted, progress)
+        done = _analyse_each(results, plan, settings, codes, roots, progress)
+    else:
+        done = _analyse_shared(results, plan, workers, settings, codes, roots, progress)
+    by_first = {group.indexes[0]: group for group in done}  # the plan's order (heaviest first) back to the given one
+    return [by_first[group[0]] for group in groups]
 
 
 def boundary_groups(results: Sequence[FileResult], roots: Dict[str, str]) -> List[List[int]]:
@@ -435,7 +469,7 @@ class _Group(NamedTuple):
     connected: List[str]
 
 
-def _group_plan(groups: List[List[int]], results: Sequence[FileResult], roots: Dict[str, str]) -> List[_Group]:
+def _group_plan(groups: Sequence[List[int]], results: Sequence[FileResult], roots: Dict[str, str]) -> List[_Group]:
     """The groups, heaviest first."""
     plan = []
     for group in groups:
@@ -467,59 +501,49 @@ def _group_workers(plan: List[_Group], jobs: Optional[int]) -> int:
     return workers
 
 
-def _analyse_each(results, plan: List[_Group], settings, codes, roots, consulted, progress):
+def _analyse_group(results: Sequence[FileResult], indexes: List[int], settings: Settings, codes: Sequence[str],
+                   roots: Dict[str, str], progress=None, jobs: Optional[int] = None,
+                   connected: Optional[List[str]] = None) -> GroupAnalysis:
+    members = [results[i] for i in indexes]
+    known = {id(r.error) for r in members if r.error is not None}
+    seen: Set[str] = set()
+    done, found = analyse_boundary(members, settings, codes, roots, seen, progress, jobs, connected)
+    return GroupAnalysis(indexes, done, [f for f in found if id(f) not in known], sorted(seen))
+
+
+def _analyse_each(results, plan: List[_Group], settings, codes, roots, progress) -> List[GroupAnalysis]:
     """Every boundary in this process, one after another."""
-    out = list(results)
-    findings: List[Finding] = []
+    out: List[GroupAnalysis] = []
     finished = len(results)
     for group in plan:
-        done, found = analyse_boundary([results[i] for i in group.indexes], settings, codes, roots, consulted, None,
-                                       settings.jobs, group.connected)
-        for index, result in zip(group.indexes, done):
-            out[index] = result
-        findings.extend(found)
+        out.append(_analyse_group(results, group.indexes, settings, codes, roots, None, settings.jobs,
+                                  group.connected))
         finished += len(group.indexes)
         if progress is not None:
             progress(finished, 2 * len(results))
-    return out, findings
+    return out
 
 
-class _Outcome(NamedTuple):
-    """What a worker sends back for one boundary: its results without summaries, its
-    findings and the files its analysis read."""
-
-    results: List[FileResult]
-    findings: List[Finding]
-    consulted: List[str]
-
-
-def _analyse_shared(results, plan, workers, settings, codes, roots, consulted, progress):
-    """The boundaries shared with ``workers`` forked processes, heaviest first."""
+def _analyse_shared(results, plan: List[_Group], workers: int, settings, codes, roots,
+                    progress) -> List[GroupAnalysis]:
+    """The boundaries shared with ``workers`` forked processes, heaviest first; a worker's
+    analysis comes back without its summaries."""
     from . import parallel
 
-    by_path = {r.path: r for r in results}
-    connected = {results[group.indexes[0]].path: group.connected for group in plan}
-    order = [[results[i].path for i in group.indexes] for group in plan]  # a chunk: the paths of one boundary
+    chunks = [[number] for number in range(len(plan))]  # a chunk: one boundary
     total = [len(results)]
 
-    def one(paths: List[str]) -> List[_Outcome]:
-        seen: Set[str] = set()
-        done, found = analyse_boundary([by_path[p] for p in paths], settings, codes, roots, seen, None, 1,
-                                       connected[paths[0]])
-        return [_Outcome([dataclasses.replace(r, summary=None) for r in done], found, sorted(seen))]
+    def one(chunk: List[int]) -> List[GroupAnalysis]:
+        group = plan[chunk[0]]
+        done = _analyse_group(results, group.indexes, settings, codes, roots, None, 1, group.connected)
+        return [done._replace(results=[dataclasses.replace(r, summary=None) for r in done.results])]
 
     def count(number: int) -> None:
         total[0] += number
         if progress is not None:
-            progress(total[0], 2 * len(results))
+            progress(total[0], len(results) + len(plan))
 
-    outcomes = parallel.map_shared(one, order, workers, count)
-    merged = {r.path: r for outcome in outcomes for r in outcome.results}
-    findings = [f for outcome in outcomes for f in outcome.findings]
-    if consulted is not None:
-        for outcome in outcomes:
-            consulted.update(outcome.consulted)
-    return [merged.get(r.path, r) for r in results], findings
+    return parallel.map_shared(one, chunks, workers, count)
 
 
 def analyse_boundary(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
@@ -592,16 +616,24 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
     roots = given_roots(list(paths) + sorted({_import_root(p) for p in context}), files + context)
     errors = [r.error for r in results if r.error is not None]  # this run's per-file DSL001s
     key = reuse.run_key(paths, codes, settings) if cache is not None and not _OVERLAY else None
-    found = reuse.recorded(cache, key, results, roots) if key is not None else None
-    if found is None:
-        consulted: Set[str] = set()
-        results, findings = analyse(results, settings, codes, roots, consulted, progress)
-        known = {id(error) for error in errors}
-        found = [f for f in findings if id(f) not in known]
+    groups = boundary_groups(results, roots)
+    saved = reuse.recorded(cache, key, results, roots, groups) if key is not None else [None] * len(groups)
+    per_group = [reused.findings if reused is not None else [] for reused in saved]
+    read = [reused.consulted if reused is not None else [] for reused in saved]
+    todo = [number for number, reused in enumerate(saved) if reused is None]
+    if todo:
+        results = list(results)
+        analysed = analyse_groups(results, [groups[number] for number in todo], settings, codes, roots, progress)
+        for number, group in zip(todo, analysed):
+            for index, done in zip(group.indexes, group.results):
+                results[index] = done
+            per_group[number] = group.findings
+            read[number] = group.consulted
         if key is not None:
-            kept = reuse.record(results, roots, consulted, found, cache)
+            kept = reuse.record(results, roots, groups, read, per_group, cache)
             if kept is not None:
                 cache.store_run(key, kept)
+    found = [finding for findings in per_group for finding in findings]
     findings = errors + found
     if context:
         reported = set(files)

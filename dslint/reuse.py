@@ -1,26 +1,29 @@
 """A warm run reuses the findings of the last run over the same files, when nothing they
-were computed from has changed.
+were computed from has changed, one project boundary at a time (each is analysed on its own:
+``engine.analyse``).
 
-A run records in the cache what its findings depend on: the content hash of every file,
-the files the analysis actually read (summarised up front, summarised on demand, quoted
-in a message) with their hashes, where each file sits (its module name, import root and
-project), and the tiers and imports that decide which files are summarised up front. The
-next run with the same paths, working directory and options reuses the findings when
+A run records in the cache, for every boundary, what its findings depend on: the content
+hash of every file, the files the analysis actually read (summarised up front, summarised on
+demand, quoted in a message) with their hashes, where each file sits (its module name,
+import root and project), and the tiers and imports that decide which files are summarised
+up front. The next run with the same paths, working directory and options reuses a
+boundary's findings when
 
-- every file has the same content (a warm run reads the cache and nothing else), or
+- every file of it has the same content (a warm run reads the cache and nothing else), or
 - the only files that changed were never read by the analysis, and still have the same
   tier, imports and readability (an edit to one of the many files that mention nothing
   dslint looks for cannot change what it finds).
 
-Anything else analyses again. The per-file DSL001 of an unreadable or unparsable file is
-not recorded: it comes from this run's per-file pass, like the noqa filtering after.
+Any other boundary is analysed again: an edit in one project of a monorepo re-analyses that
+project only. The per-file DSL001 of an unreadable or unparsable file is not recorded: it
+comes from this run's per-file pass, like the noqa filtering after.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
 from .diagnostics import Finding
 from .digests import blake2b
@@ -72,9 +75,28 @@ def connections(results: Sequence["FileResult"]) -> str:
     return _digest(f"{r.path}\0{r.tier}\0{r.imports!r}\0{r.error is None}" for r in results)
 
 
-def record(results: Sequence["FileResult"], roots: Dict[str, str], consulted: Iterable[str],
-           findings: List[Finding], cache: "Cache") -> Optional[dict]:
-    """What to keep of a run: None when its findings cannot be stored as plain data."""
+def members(results: Sequence["FileResult"]) -> str:
+    """Which files a boundary holds: the key its record is kept under."""
+    return _digest(r.path for r in results)
+
+
+def record(results: Sequence["FileResult"], roots: Dict[str, str], groups: Sequence[Sequence[int]],
+           consulted: Sequence[Iterable[str]], findings: Sequence[List[Finding]], cache: "Cache") -> Optional[dict]:
+    """What to keep of a run: one record per boundary (``groups``: indexes into ``results``,
+    with what each one's analysis read and found); None when the findings cannot be stored
+    as plain data."""
+    kept = {}
+    for group, read, found in zip(groups, consulted, findings):
+        files = [results[i] for i in group]
+        one = _record_one(files, roots, read, found, cache)
+        if one is None:
+            return None
+        kept[members(files)] = one
+    return {"groups": kept}
+
+
+def _record_one(results: Sequence["FileResult"], roots: Dict[str, str], consulted: Iterable[str],
+                findings: List[Finding], cache: "Cache") -> Optional[dict]:
     digests = {r.path: r.digest for r in results}
     try:
         encoded = cache.codec.encode(list(findings))
@@ -89,9 +111,29 @@ def record(results: Sequence["FileResult"], roots: Dict[str, str], consulted: It
     }
 
 
-def recorded(cache: "Cache", key: str, results: Sequence["FileResult"], roots: Dict[str, str]) -> Optional[List[Finding]]:
-    """The findings of the last run under ``key`` when they still hold (see the module), else None."""
+class Reused(NamedTuple):
+    """A boundary's recorded findings that still hold, and the files its analysis read."""
+
+    findings: List[Finding]
+    consulted: List[str]
+
+
+def recorded(cache: "Cache", key: str, results: Sequence["FileResult"], roots: Dict[str, str],
+             groups: Sequence[Sequence[int]]) -> List[Optional[Reused]]:
+    """For every boundary (``groups``), what the last run under ``key`` recorded for it when
+    it still holds (see the module), else None."""
     saved = cache.run(key)
+    kept = saved.get("groups") if isinstance(saved, dict) else None
+    if not isinstance(kept, dict):
+        return [None] * len(groups)
+    out = []
+    for group in groups:
+        files = [results[i] for i in group]
+        out.append(_recorded_one(cache, kept.get(members(files)), files, roots))
+    return out
+
+
+def _recorded_one(cache: "Cache", saved, results: Sequence["FileResult"], roots: Dict[str, str]) -> Optional[Reused]:
     if not isinstance(saved, dict) or not isinstance(saved.get("consulted"), dict):
         return None
     if saved.get("contents") != contents(results):
@@ -108,4 +150,4 @@ def recorded(cache: "Cache", key: str, results: Sequence["FileResult"], roots: D
         return None
     if not isinstance(findings, list) or not all(isinstance(f, Finding) for f in findings):
         return None
-    return findings
+    return Reused(findings, list(saved["consulted"]))

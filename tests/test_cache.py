@@ -278,3 +278,19 @@ def test_plain_data_that_is_not_an_encoding_is_invalid(data):
 
     with pytest.raises(Invalid):
         cache_codec().decode(data)
+
+
+def test_an_edit_in_one_project_analyses_that_project_only(tmp_path):
+    """Each project boundary keeps its own record: editing a file one project's analysis read
+    analyses that project again, and the other's findings come from the cache."""
+    for name in ("first", "second"):
+        (tmp_path / name).mkdir()
+        make_tree(tmp_path / name, throttle=False)
+        (tmp_path / name / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    first = lint(tmp_path)
+    found = sorted((os.path.basename(os.path.dirname(f.path)), f.code) for f in first.findings)
+    assert first.parsed == 4 and found == [("first", "DSL103"), ("second", "DSL103")]
+    (tmp_path / "first" / "utils.py").write_text("import cv2\ncv2.setNumThreads(0)\n")
+    again = lint(tmp_path)
+    assert again.parsed == 2  # the first project's two files, nothing of the second
+    assert [(os.path.basename(os.path.dirname(f.path)), f.code) for f in again.findings] == [("second", "DSL103")]
