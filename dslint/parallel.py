@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copyreg
 import io
-import multiprocessing
 import os
 import pickle
 import tempfile
@@ -28,7 +27,7 @@ PARSE_BYTES_PER_WORKER = 256 << 10  # ... or to parse and summarise (about 0.1 s
 CHUNKS_PER_PARTICIPANT = 8  # small enough chunks that everyone finishes at about the same time
 MIN_CHUNK_BYTES = 64 << 10
 MAX_CHUNK_BYTES = 1 << 20
-FORK = "fork" in multiprocessing.get_all_start_methods()
+FORK = hasattr(os, "fork")  # what multiprocessing offers "fork" on (imported only when a worker starts)
 
 
 def workers_for(total_bytes: int, jobs: int, idle: Optional[float] = None, per_worker: Optional[int] = None) -> int:
@@ -108,6 +107,8 @@ def map_shared(function: Callable[[List[Item]], List[Result]], chunks: List[List
             if done is not None:
                 done(len(chunk))
         return out
+    import multiprocessing
+
     context = multiprocessing.get_context("fork")
     counter = context.Value("l", 0)
     results: List[Optional[List[Result]]] = [None] * len(chunks)

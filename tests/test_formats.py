@@ -239,3 +239,31 @@ def test_progress_bar_on_a_terminal_and_silent_in_a_pipe(tmp_path):
     assert process.returncode == 0
     assert b"All checks passed!" in stdout
     assert b"230/230" in terminal
+
+
+TRICKY = ["a\tb\tc", "x\ry", "bell\x07back\x08vt\x0bff\x0c", "wide 漢字 and \u200b zero-width", "[bold]not markup[/]",
+          "trailing   ", "esc \x1b[31m kept", "\t"]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_plain_output_is_what_rich_writes_to_a_pipe(text, tmp_path):
+    """Outside a terminal the text reporter writes lines itself (rich is not imported); they
+    must be exactly what rich's console writes to a file that is not a terminal."""
+    from dslint.reporters.text import _Plain, _Styled
+
+    source = tmp_path / "x.py"
+    source.write_text(f"x = 1  # {text}\nloader = 2\n")
+    item = Finding("DSL101", f"message {text}", str(source), Location(1, 3), Location(1, 4))
+    outputs = []
+    for writer in (_Plain, _Styled):
+        out = io.StringIO()
+        line = [(f"{source}:1:3: ", "bold"), ("DSL101", "bold red"), (f" message {text}", None)]
+        w = writer(out)
+        w.line(line)
+        w.line([(f"1 | x = 1  # {text}", "blue"), (text, None)])
+        w.line()
+        outputs.append(out.getvalue())
+    assert outputs[0] == outputs[1]
+    rendered = io.StringIO()
+    get("full")([item], rendered, sources={})
+    assert rendered.getvalue().startswith(f"{source}:1:3: DSL101 message ")
