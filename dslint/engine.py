@@ -16,9 +16,9 @@ import sys
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from . import noqa, prefilter
+from . import boundaries, noqa, prefilter
 from .analysis.extract import extract
 from .analysis.summary import ModuleSummary
 from .cache import Cache, content_hash
@@ -393,17 +393,6 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
     return findings
 
 
-class GroupAnalysis(NamedTuple):
-    """One boundary's analysis: its files (``indexes`` into the run's results, and those
-    results summarised), its findings (without the per-file DSL001s the scan already made)
-    and the files its analysis read."""
-
-    indexes: List[int]
-    results: List[FileResult]
-    findings: List[Finding]
-    consulted: List[str]
-
-
 def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
             consulted: Optional[Set[str]] = None, progress=None,
             keep_summaries: bool = False) -> Tuple[List[FileResult], List[Finding]]:
@@ -411,8 +400,8 @@ def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[s
     the per-file errors and every finding."""
     out = list(results)
     findings: List[Finding] = [r.error for r in results if r.error is not None]
-    for group in analyse_groups(results, boundary_groups(results, roots), settings, codes, roots, progress,
-                                keep_summaries):
+    groups = boundaries.boundary_groups([r.path for r in results], roots)
+    for group in analyse_groups(results, groups, settings, codes, roots, progress, keep_summaries):
         for index, result in zip(group.indexes, group.results):
             out[index] = result
         findings.extend(group.findings)
@@ -423,127 +412,41 @@ def analyse(results: Sequence[FileResult], settings: Settings, codes: Sequence[s
 
 def analyse_groups(results: Sequence[FileResult], groups: Sequence[List[int]], settings: Settings,
                    codes: Sequence[str], roots: Dict[str, str], progress=None,
-                   keep_summaries: bool = False) -> List[GroupAnalysis]:
+                   keep_summaries: bool = False) -> List[boundaries.GroupAnalysis]:
     """Summarise what the rules need and run them, one project boundary (``groups``: indexes
-    into ``results``) at a time.
+    into ``results``) at a time (``dslint.boundaries``), in the order given."""
+    from . import parallel
 
-    A boundary (``model.project``) is a project of its own: imports never cross it, so what
-    one project's analysis finds cannot depend on the others linted in the same run (the
-    searches capped by how many call sites share a name count only its own). With several
-    of them and cores to spare, whole boundaries go to forked workers, which send back only
-    their findings: the summaries, which cost as much to pickle as to compute, never travel.
-    ``keep_summaries``: keep the summaries in the results (the flake8 plugin checks an edited
-    buffer against them), which keeps the work in this process."""
-    groups = [group for group in groups if group]
-    if not groups:
+    plan = [_planned(results, group, roots) for group in groups if group]
+    if not plan:
         return []
-    if len(groups) == 1:
-        return [_analyse_group(results, groups[0], settings, codes, roots, progress, settings.jobs)]
-    plan = _group_plan(groups, results, roots)
-    workers = 0 if keep_summaries else _group_workers(plan, settings.jobs)
-    if workers == 0:
-        done = _analyse_each(results, plan, settings, codes, roots, progress)
-    else:
-        done = _analyse_shared(results, plan, workers, settings, codes, roots, progress)
-    by_first = {group.indexes[0]: group for group in done}  # the plan's order (heaviest first) back to the given one
-    return [by_first[group[0]] for group in groups]
-
-
-def boundary_groups(results: Sequence[FileResult], roots: Dict[str, str]) -> List[List[int]]:
-    """Indexes of ``results`` by project boundary, in the order boundaries first appear."""
-    from .model.project import boundary_of, module_identity
-
-    groups: Dict[str, List[int]] = {}
-    for index, result in enumerate(results):
-        root = module_identity(result.path)[0]
-        groups.setdefault(boundary_of(root, os.path.abspath(roots[result.path])), []).append(index)
-    return list(groups.values())
-
-
-class _Group(NamedTuple):
-    """One boundary's files (indexes into the run's results), the candidates connected to
-    its seeds, and its weight: the bytes it will parse."""
-
-    weight: int
-    indexes: List[int]
-    connected: List[str]
-
-
-def _group_plan(groups: Sequence[List[int]], results: Sequence[FileResult], roots: Dict[str, str]) -> List[_Group]:
-    """The groups, heaviest first."""
-    plan = []
-    for group in groups:
-        members = [results[i] for i in group]
-        connected = connected_candidates(members, roots)
-        wanted = {r.path for r in members if r.tier == prefilter.SEED and r.summary is None and r.error is None}
-        wanted.update(connected)
-        plan.append(_Group(sum(_size(r.path) for r in members if r.path in wanted), group, connected))
-    plan.sort(key=lambda item: -item.weight)
-    return plan
-
-
-BALANCED = 0.8  # a boundary holding more of the work than this is analysed with its own workers
-
-
-def _group_workers(plan: List[_Group], jobs: Optional[int]) -> int:
-    """Workers to share the boundaries with, or 0: run them one after another, each with
-    workers of its own for its files (better when one boundary holds most of the work)."""
-    from . import parallel
-
-    total = sum(group.weight for group in plan)
-    busy = [group.weight for group in plan if group.weight]
-    if len(busy) < 2 or total == 0 or busy[0] > BALANCED * total:
-        return 0
-    workers = parallel.workers_for(total, cap_jobs(jobs, len(busy)), parallel.idle_cores(_STARTED[0]),
-                                   parallel.PARSE_BYTES_PER_WORKER)
-    if _OVERLAY and not parallel.FORK:
-        return 0
-    return workers
-
-
-def _analyse_group(results: Sequence[FileResult], indexes: List[int], settings: Settings, codes: Sequence[str],
-                   roots: Dict[str, str], progress=None, jobs: Optional[int] = None,
-                   connected: Optional[List[str]] = None) -> GroupAnalysis:
-    members = [results[i] for i in indexes]
-    known = {id(r.error) for r in members if r.error is not None}
-    seen: Set[str] = set()
-    done, found = analyse_boundary(members, settings, codes, roots, seen, progress, jobs, connected)
-    return GroupAnalysis(indexes, done, [f for f in found if id(f) not in known], sorted(seen))
-
-
-def _analyse_each(results, plan: List[_Group], settings, codes, roots, progress) -> List[GroupAnalysis]:
-    """Every boundary in this process, one after another."""
-    out: List[GroupAnalysis] = []
-    finished = len(results)
-    for group in plan:
-        out.append(_analyse_group(results, group.indexes, settings, codes, roots, None, settings.jobs,
-                                  group.connected))
-        finished += len(group.indexes)
-        if progress is not None:
-            progress(finished, 2 * len(results))
-    return out
-
-
-def _analyse_shared(results, plan: List[_Group], workers: int, settings, codes, roots,
-                    progress) -> List[GroupAnalysis]:
-    """The boundaries shared with ``workers`` forked processes, heaviest first; a worker's
-    analysis comes back without its summaries."""
-    from . import parallel
-
-    chunks = [[number] for number in range(len(plan))]  # a chunk: one boundary
-    total = [len(results)]
-
-    def one(chunk: List[int]) -> List[GroupAnalysis]:
-        group = plan[chunk[0]]
-        done = _analyse_group(results, group.indexes, settings, codes, roots, None, 1, group.connected)
-        return [done._replace(results=[dataclasses.replace(r, summary=None) for r in done.results])]
+    finished = [len(results)]
 
     def count(number: int) -> None:
-        total[0] += number
+        finished[0] += number
         if progress is not None:
-            progress(total[0], len(results) + len(plan))
+            progress(finished[0], len(results) + len(plan))
 
-    return parallel.map_shared(one, chunks, workers, count)
+    def analyse_one(group: boundaries.Planned, jobs: Optional[int]) -> boundaries.GroupAnalysis:
+        members = [results[i] for i in group.indexes]
+        known = {id(r.error) for r in members if r.error is not None}  # the scan's: reported by the run
+        seen: Set[str] = set()
+        single = progress if len(plan) == 1 else None
+        done, found = analyse_boundary(members, settings, codes, roots, seen, single, jobs, group.connected)
+        return boundaries.GroupAnalysis(group.indexes, done, [f for f in found if id(f) not in known], sorted(seen))
+
+    idle = parallel.idle_cores(_STARTED[0])
+    forkable = parallel.FORK or not _OVERLAY  # only fork carries the overlay
+    return boundaries.analyse_all(plan, analyse_one, settings.jobs, idle, keep_summaries or not forkable, count)
+
+
+def _planned(results: Sequence[FileResult], group: List[int], roots: Dict[str, str]) -> boundaries.Planned:
+    """A boundary with the candidates connected to its seeds and the bytes it will parse."""
+    members = [results[i] for i in group]
+    connected = connected_candidates(members, roots)
+    wanted = {r.path for r in members if r.tier == prefilter.SEED and r.summary is None and r.error is None}
+    wanted.update(connected)
+    return boundaries.Planned(sum(_size(r.path) for r in members if r.path in wanted), group, connected)
 
 
 def analyse_boundary(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
@@ -616,7 +519,7 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
     roots = given_roots(list(paths) + sorted({_import_root(p) for p in context}), files + context)
     errors = [r.error for r in results if r.error is not None]  # this run's per-file DSL001s
     key = reuse.run_key(paths, codes, settings) if cache is not None and not _OVERLAY else None
-    groups = boundary_groups(results, roots)
+    groups = boundaries.boundary_groups([r.path for r in results], roots)
     saved = reuse.recorded(cache, key, results, roots, groups) if key is not None else [None] * len(groups)
     per_group = [reused.findings if reused is not None else [] for reused in saved]
     read = [reused.consulted if reused is not None else [] for reused in saved]

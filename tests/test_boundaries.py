@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dslint import config, engine, parallel
+from dslint import boundaries, config, engine, parallel
 
 FACTORY = """\
 from torch.utils.data import DataLoader
@@ -72,6 +72,6 @@ def test_boundaries_shared_with_workers_give_the_serial_answer(tmp_path, monkeyp
     monkeypatch.setattr(parallel, "PARSE_BYTES_PER_WORKER", 1)  # small projects: workers anyway
     monkeypatch.setattr(parallel, "idle_cores", lambda since: None)
     monkeypatch.setattr(parallel, "map_shared", spy)
-    monkeypatch.setattr(engine, "cap_jobs", lambda jobs, tasks: 2)
+    monkeypatch.setattr(boundaries, "cap_jobs", lambda jobs, tasks: 2)
     assert _findings(projects, tmp_path, jobs=2) == serial
     assert started and max(started) >= 1, started  # the boundaries really went to a worker
