@@ -24,7 +24,7 @@ LIBRARIES = FIXTURES / "libraries"
 REPOS = sorted(p.parent for p in LIBRARIES.glob("*/EXPECTED"))
 MARKER = re.compile(r"#\s*(DSL\d{3})\b")
 NAMES = ("torchdata", "webdataset", "monai", "torch_geometric", "timm", "transformers", "accelerate", "lightning",
-         "pytorch_lightning", "ignite", "vendorlib", "_native_loader")
+         "pytorch_lightning", "ignite", "vendorlib", "_native_loader", "mmengine", "mmdet")
 
 
 def expected(repo):
@@ -52,7 +52,7 @@ def test_every_library_of_the_issue_has_a_repo():
     names = {repo.name for repo in REPOS}
     assert names == {f"{n}_project" for n in ("torchdata", "webdataset", "monai", "pyg", "timm", "transformers",
                                               "accelerate", "lightning", "ignite", "own_loaders",
-                                              "configured")}
+                                              "configured", "mmengine")}
 
 
 @pytest.mark.parametrize("repo", REPOS, ids=[r.name for r in REPOS])
@@ -97,6 +97,23 @@ def test_configured_loaders_come_from_the_configuration():
     assert len(findings(repo)) == 3
 
 
+def test_mmengine_config_reports_where_the_conflict_is_made():
+    """A config inheriting ``persistent_workers=True`` and setting ``num_workers=0`` is where the
+    error is made: the finding sits there, names the base and shows it; a config inheriting
+    that one adds nothing; the config files get no automatic fix (the dict to edit is a choice)."""
+    repo = LIBRARIES / "mmengine_project"
+    found = [f for f in findings(repo) if f["filename"].startswith("configs/")]
+    assert sorted(f["code"] for f in found) == ["DSL201", "DSL202"]
+    persistent = next(f for f in found if f["code"] == "DSL201")
+    assert persistent["message"].startswith("`num_workers=0` over `persistent_workers=True` inherited from "
+                                            "coco_detection.py:8 raises `ValueError: persistent_workers option")
+    assert "add `persistent_workers=False` to this dict" in persistent["message"]
+    assert [(r["filename"], r["location"]["row"]) for r in persistent["related"]] == [
+        ("configs/_base_/datasets/coco_detection.py", 8)]
+    result = run_cli("check", "--no-cache", "--diff", "--unsafe-fixes", ".", cwd=repo)
+    assert "configs/" not in result.stdout, result.stdout
+
+
 # contrast: take the library's semantics away, the look-alike is reported -----------------------------
 CONTRASTS = {
     "monai: torch's DataLoader reseeds no transform": ("monai_project", [
@@ -138,6 +155,14 @@ CONTRASTS = {
         ["data.py:20 DSL102"]),
     "lightning: no spawn, still a trainer entry point": ("lightning_project", [
         ("train.py", 'strategy="ddp_spawn"', 'strategy="ddp"')], []),
+    "mmengine: without `_delete_` the base's persistence is merged in": ("mmengine_project", [
+        ("configs/retinanet/retinanet_fresh.py", "    _delete_=True,\n", "")],
+        ["configs/retinanet/retinanet_fresh.py:6 DSL201", "configs/retinanet/retinanet_fresh.py:6 DSL202"]),
+    "mmengine: a base in the tree instead of the installed one": ("mmengine_project", [
+        ("configs/retinanet/retinanet_installed_base.py", "'mmdet::_base_/datasets/coco_detection.py'",
+         "'../_base_/datasets/coco_detection.py'")],
+        ["configs/retinanet/retinanet_installed_base.py:4 DSL201",
+         "configs/retinanet/retinanet_installed_base.py:4 DSL202"]),
 }
 
 

@@ -99,3 +99,35 @@ def argument_label(model: Model, module: str, span: Span, name: str) -> str:
     """How a message names the argument: ``name=value`` as written, or ``name`` from its mapping."""
     text = source(model, module, span)
     return f"`{text}`" if keyword_value(model, module, span) is not None else f"`{name}` from `{text}`"
+
+
+def inherited_conflict(model: Model, code: str, loader, given, count, keyword: str, error: str) -> Tuple[bool, Optional[Finding]]:
+    """An OpenMMLab config whose ``keyword`` comes from a base config it inherits from
+    (``model.mmconfig``): (handled, the finding). The config that sets the zero worker count
+    over the inherited keyword is where the error is made: the finding sits on its
+    ``num_workers``. Where the config sets neither, the base that combines them reports it
+    (handled, no finding here): one finding per cause."""
+    from ..model import loaders
+    from ..model.objects import Step
+
+    if not loaders.inherited(model.resolver, loader, given):
+        return False, None
+    base = loaders.base_loader(loader)
+    if count is None or count.site != base.site:
+        return True, None
+    module = count.site.module
+    written = source(model, given.site.module, given.span)
+    return True, finding(
+        model, code, module, count.span,
+        f"`{source(model, module, count.span)}` over `{written}` inherited from "
+        f"{where(model, Step(given.site.module, given.span, ''), module)} raises `{error}`: "
+        f"add `{_off(keyword)}` to this dict, or keep workers",
+        (Step(given.site.module, given.span, f"`{written}` inherited from here"),
+         loaders.construction_step(model.resolver, loader, "the configuration that inherits it")),
+        fixable=False,
+    )
+
+
+def _off(keyword: str) -> str:
+    return f"{keyword}=False" if keyword == "persistent_workers" else f"{keyword}=None"
+

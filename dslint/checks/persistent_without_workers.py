@@ -16,7 +16,7 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
 from ..model.queries import Model
-from .base import argument_label, default_note, finding, keyword_value
+from .base import argument_label, default_note, finding, inherited_conflict, keyword_value
 
 CODE = "DSL201"
 
@@ -33,8 +33,14 @@ def check(model: Model) -> Iterator[Finding]:
         value, _ = loaders.when_workers_zero(model.resolver, loader, "persistent_workers")
         if value is None or truthiness(value) != "true":
             continue
-        module = given.site.module
         count = loaders.argument_source(model.resolver, loader, "num_workers")
+        handled, inherited = inherited_conflict(model, CODE, loader, given, count, "persistent_workers",
+                                                "ValueError: persistent_workers option needs num_workers > 0")
+        if handled:
+            if inherited is not None:
+                yield inherited
+            continue
+        module = given.site.module
         count_text = keyword_value(model, count.site.module, count.span) if count is not None else ""
         keyword = loaders.written_name(model.resolver, loader, "persistent_workers")
         if count_text is None or keyword_value(model, module, given.span) is None:

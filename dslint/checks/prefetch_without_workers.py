@@ -13,7 +13,7 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.objects import Lit
 from ..model.queries import Model
-from .base import argument_label, default_note, finding, keyword_value
+from .base import argument_label, default_note, finding, inherited_conflict, keyword_value
 
 CODE = "DSL202"
 ERROR = "ValueError: prefetch_factor option could only be specified in multiprocessing"
@@ -37,8 +37,13 @@ def check(model: Model) -> Iterator[Finding]:
         # the workers turn out to be; otherwise the workers must be (possibly) zero
         if not tested and not workers.maybe_zero:
             continue
-        module = given.site.module
         count = loaders.argument_source(model.resolver, loader, "num_workers")
+        handled, inherited = inherited_conflict(model, CODE, loader, given, count, "prefetch_factor", ERROR)
+        if handled:
+            if inherited is not None:
+                yield inherited
+            continue
+        module = given.site.module
         count_text = keyword_value(model, count.site.module, count.span) if count is not None else ""
         value_text = keyword_value(model, module, given.span)
         keyword = loaders.written_name(model.resolver, loader, "prefetch_factor")

@@ -34,6 +34,7 @@ from .objects import (
     SiteRef,
     Step,
 )
+from . import mmconfig
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -77,6 +78,7 @@ class LoaderSpec:
     iterated_by_framework: bool = False  # user code never iterates it (HF Trainer)
     fluid: Tuple[str, ...] = ()  # methods that hand back the same loader, one more stage on (webdataset)
     raises: Mapping[str, str] = field(default_factory=dict)  # argument → the library's own error for it
+    inherits: bool = False  # its arguments may come from the configs it inherits from (``model.mmconfig``)
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,11 @@ LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
                moves_batches="device", iterated_by_framework=True,
                raises={"prefetch_factor": "ValueError: --dataloader_prefetch_factor can only be set when data is "
                                           "loaded in a different process"}),
+    # mmengine 0.10 runner.py build_dataloader: DataLoader(dataset, sampler, batch_sampler, collate_fn,
+    # worker_init_fn, **cfg) from a config's ``train_dataloader = dict(...)`` merged over its ``_base_``
+    # configs; the Runner moves the batches (its data_preprocessor)
+    LoaderSpec(mmconfig.NAMES, "mmengine", kind="config", positional=(), moves_batches="device",
+               iterated_by_framework=True, inherits=True),
 )
 DATASETS: Tuple[DatasetSpec, ...] = (
     # webdataset 1.0.2 compat.py: WebDataset(..., workersplitter=shardlists.split_by_worker); a false

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from ..analysis.values import Attr, Call, Name
-from .objects import Cls, Ctx, Ext, Found, Inst, Lit, Managed, PositiveInt, Results, SiteRef, Step, Trail
+from . import mmconfig
+from .objects import UNKNOWN_RESULT, Cls, Ctx, Ext, Found, Inst, Lit, Managed, PositiveInt, Results, SiteRef, Step, Trail
 
 if TYPE_CHECKING:
     from .libraries import LoaderSpec
@@ -49,6 +50,10 @@ def sources(resolver: "Resolver", inst: Inst) -> List[Source]:
         own = _own_init_sources(resolver, inst)
         if own is not None:
             return own
+    elif inst.cls.qualname.startswith(mmconfig.PREFIX):
+        spec = resolver.libraries.loader_spec(resolver, inst)
+        if spec is not None and spec.inherits:
+            return mmconfig.sources(resolver, inst)
     found = [Source(inst.site, inst.ctx)]
     partial = _partial_source(resolver, inst)
     if partial is not None:
@@ -161,6 +166,8 @@ def loader_value(resolver: "Resolver", inst, name: str) -> Results:
         return found
     base = base_loader(inst)
     spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
+    if spec is not None and spec.inherits and not mmconfig.complete(resolver, base):
+        return UNKNOWN_RESULT  # a base config that could not be read may give it
     own = _own_default(resolver, base, name) if base is not None else None
     if own is not None:
         return own
@@ -284,6 +291,13 @@ class ArgumentSource(NamedTuple):
     ctx: Ctx
     site: SiteRef
     span: object  # the keyword (``name=value``) or the positional argument
+
+
+def inherited(resolver: "Resolver", inst, given: ArgumentSource) -> bool:
+    """Whether ``given`` comes from a config the loader's own config inherits from (``mmconfig``)."""
+    base = base_loader(inst)
+    return base is not None and base.site is not None and given.site != base.site and isinstance(base.cls, Ext) \
+        and base.cls.qualname.startswith(mmconfig.PREFIX)
 
 
 def argument_source(resolver: "Resolver", inst, name: str) -> Optional[ArgumentSource]:

@@ -22,7 +22,7 @@ from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
 from ..analysis.values import Attr, Call, Const, Imported, Item, Name, Starred, dotted, last_name
-from . import externals
+from . import externals, mmconfig
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
 from .objects import (
@@ -242,6 +242,10 @@ class Model:
                     if isinstance(obj, Inst) and obj.site == ref and obj not in seen and self.resolver.is_loader(obj):
                         seen.add(obj)
                         found.append(obj)
+        for obj in mmconfig.config_loaders(self.resolver):
+            if obj not in seen:
+                seen.add(obj)
+                found.append(obj)
         self._loaders = found
         return found
 

@@ -1,0 +1,204 @@
+"""OpenMMLab configurations: the loaders mmengine's ``Runner`` builds from dicts.
+
+mmdet, mmseg, mmpose and the other OpenMMLab projects describe their loaders in config
+files, not in code: ``train_dataloader = dict(batch_size=2, num_workers=2,
+persistent_workers=True, sampler=dict(...), dataset=dict(...))``. mmengine's
+``Runner.build_dataloader`` (mmengine 0.10 ``runner/runner.py``) builds the dataset, the
+samplers, ``collate_fn`` and ``worker_init_fn`` itself and passes every other key to
+``DataLoader(**cfg)``: a key left out is DataLoader's default (``num_workers`` 0).
+
+A config inherits from others: ``_base_ = ['../_base_/datasets/coco_detection.py', ...]``
+(paths relative to the config; ``mmdet::...`` names a config of an installed package). Its
+own ``train_dataloader = dict(...)`` is merged into the base's key by key, unless it says
+``_delete_=True``. So ``train_dataloader = dict(num_workers=0)`` over a base with
+``persistent_workers=True`` builds ``DataLoader(..., num_workers=0, persistent_workers=True)``
+and raises: the report users file most about these projects.
+
+Here such a loader is an ``Inst`` of ``Ext("mmengine.config.<name>_config")`` built at the config's
+``dict(...)`` call; its arguments are read from that call first, then from the bases'
+(``sources``). A base that cannot be read (another package's, a computed path) leaves every
+key the known configs do not give unknown, never DataLoader's default. The same loaders
+are built from ``Runner(train_dataloader=dict(...))`` in code.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
+
+from ..analysis.values import FAR, Call, Const, Name
+from .objects import Container, Ctx, Ext, Inst, Lit, SiteRef
+
+if TYPE_CHECKING:
+    from .loaders import Source
+    from .project import ModuleInfo
+    from .resolver import Resolver
+
+LOADER_NAMES = ("train_dataloader", "val_dataloader", "test_dataloader")
+PREFIX, SUFFIX = "mmengine.config.", "_config"
+NAMES = tuple(PREFIX + name + SUFFIX for name in LOADER_NAMES)  # the loader kinds of the library table
+RUNNERS = frozenset({"mmengine.runner.Runner", "mmengine.Runner", "mmengine.runner.runner.Runner"})
+CONFIG_FOLDERS = frozenset({"configs", "config"})
+MAX_BASES = 16  # configs followed up one inheritance chain
+
+
+class Chain(NamedTuple):
+    """Where a config loader's keys are written, the config's own ``dict(...)`` first, and
+    whether every base on the way could be read."""
+
+    sites: Tuple[SiteRef, ...]
+    complete: bool
+
+
+def config_loaders(resolver: "Resolver") -> List[Inst]:
+    """The loaders configured by the project: ``<name> = dict(...)`` at module level of a
+    config file, and ``dict(...)`` given to ``Runner(<name>=...)`` in code."""
+    out: List[Inst] = []
+    for info in resolver.project.eager_modules():
+        if not is_config(info):
+            continue
+        for name in LOADER_NAMES:
+            site = _dict_site(resolver, info.key, name)
+            if site is not None:
+                out.append(Inst(Ext(PREFIX + name + SUFFIX), site, Ctx(info.key)))
+    out.extend(_runner_loaders(resolver))
+    return out
+
+
+def is_config(info: "ModuleInfo") -> bool:
+    """A config file: it inherits (``_base_``), or it sits in a ``configs`` folder and
+    configures a loader at module level."""
+    summary = info.summary
+    if summary is None:
+        return False
+    if "_base_" in summary.bindings:
+        return True
+    if not any(name in summary.bindings for name in LOADER_NAMES):
+        return False
+    parts = os.path.relpath(info.key, info.boundary).split(os.sep)[:-1]
+    return any(part in CONFIG_FOLDERS for part in parts)
+
+
+def _dict_site(resolver: "Resolver", module: str, name: str) -> Optional[SiteRef]:
+    """The ``dict(...)`` call module-level ``name`` is bound to at the end of the module
+    (one binding reaching it, a call of the builtin ``dict`` with keywords only)."""
+    from .resolver import reaching
+
+    summary = resolver.project.summary(module)
+    bindings = summary.bindings.get(name) if summary is not None else None
+    if not bindings:
+        return None
+    last = reaching(bindings, FAR, summary.blocks)
+    if len(last) != 1 or last[0].kind != "assign" or type(last[0].value) is not Call:
+        return None
+    index = last[0].value.index
+    site = summary.calls[index]
+    if not (isinstance(site.func, Name) and site.func.id == "dict") or site.args:
+        return None
+    if not any(isinstance(f.obj, Ext) and f.obj.qualname == "builtins.dict"
+               for f in resolver.eval(site.func, Ctx(module))):
+        return None  # ``dict`` rebound
+    return SiteRef(module, index)
+
+
+def _runner_loaders(resolver: "Resolver") -> List[Inst]:
+    """``Runner(train_dataloader=dict(...), ...)``: the dicts given to mmengine's Runner."""
+    out = []
+    for ref in resolver.project.calls_named("Runner"):
+        site = resolver.project.call(ref)
+        ctx = Ctx(ref.module, site.scope)
+        if not any(isinstance(f.obj, Ext) and f.obj.qualname in RUNNERS for f in resolver.eval(site.func, ctx)):
+            continue
+        for key, value in site.keywords:
+            if key not in LOADER_NAMES:
+                continue
+            for found in resolver.eval(value, ctx):
+                obj = found.obj
+                if isinstance(obj, Container) and obj.kind == "dict" and obj.site is not None:
+                    out.append(Inst(Ext(PREFIX + key + SUFFIX), obj.site, obj.ctx))
+    return out
+
+
+def chain(resolver: "Resolver", inst: Inst) -> Chain:
+    """The ``dict(...)`` calls giving the keys of the config loader ``inst``, most specific
+    first (memoised per run)."""
+    memo: Dict[Inst, Chain] = resolver.__dict__.setdefault("_config_chains", {})
+    found = memo.get(inst)
+    if found is None:
+        if inst.site is None:
+            return Chain((), False)
+        name = inst.cls.qualname[len(PREFIX):-len(SUFFIX)]
+        sites, complete = [inst.site], True
+        if not _deletes(resolver, inst.site):
+            more, complete = _inherited(resolver, inst.site.module, name, {inst.site.module})
+            sites.extend(more)
+        found = memo[inst] = Chain(tuple(sites), complete)
+    return found
+
+
+def sources(resolver: "Resolver", inst: Inst) -> List["Source"]:
+    from .loaders import Source
+
+    return [Source(site, Ctx(site.module) if site != inst.site else inst.ctx) for site in chain(resolver, inst).sites]
+
+
+def complete(resolver: "Resolver", inst: Inst) -> bool:
+    """Whether a key none of the configs gives is DataLoader's default (every base was read)."""
+    return chain(resolver, inst).complete
+
+
+def _inherited(resolver: "Resolver", module: str, name: str, seen: set) -> Tuple[List[SiteRef], bool]:
+    """The ``dict(...)`` calls of ``name`` in the bases of ``module``: the first base that
+    configures it (mmengine refuses a key defined by two bases), then that one's bases."""
+    bases, complete = _bases(resolver, module)
+    for base in bases:
+        if base in seen or len(seen) >= MAX_BASES:
+            return [], False
+        seen.add(base)
+        site = _dict_site(resolver, base, name)
+        if site is not None:
+            if _deletes(resolver, site):
+                return [site], complete
+            more, known = _inherited(resolver, base, name, seen)
+            return [site] + more, complete and known
+        more, known = _inherited(resolver, base, name, seen)
+        complete = complete and known
+        if more:
+            return more, complete
+    return [], complete
+
+
+def _bases(resolver: "Resolver", module: str) -> Tuple[List[str], bool]:
+    """The project modules ``_base_`` names (their keys), and whether every one was found."""
+    summary = resolver.project.summary(module)
+    if summary is None or "_base_" not in summary.bindings:
+        return [], True
+    info = resolver.project.modules[module]
+    paths: List[str] = []
+    for found in resolver.global_name(module, "_base_"):
+        obj = found.obj
+        if isinstance(obj, Lit) and isinstance(obj.value, str):
+            paths.append(obj.value)
+        elif isinstance(obj, Container) and obj.kind in ("list", "tuple"):
+            for item in obj.value.items:
+                if not (isinstance(item, Const) and isinstance(item.value, str)):
+                    return [], False
+                paths.append(item.value)
+        else:
+            return [], False
+    folder = os.path.dirname(info.key)
+    out = []
+    complete = bool(paths)
+    for path in paths:
+        target = os.path.normpath(os.path.join(folder, path)) if "::" not in path else ""
+        if target in resolver.project.modules:
+            out.append(target)
+        else:
+            complete = False  # another package's config, or a file outside the project
+    return out, complete
+
+
+def _deletes(resolver: "Resolver", site: SiteRef) -> bool:
+    """``dict(_delete_=True, ...)``: the base's keys are dropped, not merged."""
+    call = resolver.project.call(site)
+    return any(key == "_delete_" and isinstance(value, Const) and value.value is True for key, value in call.keywords)
