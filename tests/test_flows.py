@@ -44,6 +44,17 @@ def test_flow_repo(repo):
         assert wanted <= places, f"{head}: missing related {sorted(wanted - places)} (has {sorted(places)})"
 
 
+def test_each_pass_moves_its_own_loop_batch():
+    """Two loops reusing ``images, targets``: a copy in the second pass is of the second
+    loader's batch (the first pass's bindings end where the second loop binds the names
+    again), in a comprehension over a field too; the message names that loader alone."""
+    found = {item["location"]["row"]: item for item in lint_json(".", cwd=FIXTURES / "flows" / "loop_targets")}
+    for row, loader in ((6, "train.py:7"), (7, "train.py:7"), (9, "train.py:8"), (10, "train.py:8")):
+        assert f"loader ({loader})" in found[row]["message"], found[row]["message"]
+        assert {f"{r['filename']}:{r['location']['row']}" for r in found[row]["related"]} & {
+            "train.py:7", "train.py:8"} == {loader}
+
+
 def test_related_locations_in_text_sarif_and_flake8():
     repo = FIXTURES / "flows" / "defaults_configs"
     text = run_cli("check", "--no-cache", ".", cwd=repo).stdout

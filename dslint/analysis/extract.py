@@ -678,6 +678,10 @@ class Extractor:
         return _new(Op, ("fstr", tuple(parts)))
 
     def _comprehension(self, node) -> Value:
+        saved = self.effective
+        # its variables are bound before its element is computed, which is written first:
+        # they take effect where the comprehension starts (``[t.cuda() for t in targets]``)
+        self.effective = position(node.lineno, node.col_offset)
         for generator in node.generators:
             iterable = self.expr(generator.iter)
             target = generator.target.id if isinstance(generator.target, ast.Name) else None
@@ -686,6 +690,7 @@ class Extractor:
             self.bind_target(generator.target, Element(iterable), "loop")
             for condition in generator.ifs:
                 self.expr(condition)
+        self.effective = saved
         if isinstance(node, ast.DictComp):
             self.expr(node.key)
             element = self.expr(node.value)

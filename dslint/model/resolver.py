@@ -103,10 +103,13 @@ def bounded(default):
 def reaching(bindings, pos: int, blocks) -> tuple:
     """The bindings of a name that may be the ones in effect at ``pos``.
 
-    A binding made before ``pos`` is replaced by a later one made in the same block or a
-    block around it, when that block also holds ``pos``. Bindings in branches, loop bodies
-    and handlers only add possibilities. A name loaded before any binding (a value carried
-    around a loop) keeps them all.
+    A binding made before ``pos`` is replaced by a later one made in a block that also holds
+    ``pos``: every way to ``pos`` passes the later one, wherever the earlier one was made
+    (``for inputs, labels in train:`` after ``for inputs, labels in val:`` binds ``inputs`` to
+    the training batch only; ``x = 2`` in an ``if`` body replaces ``x = 1`` above the ``if`` for
+    the rest of that body). Bindings in branches, loop bodies and handlers only add
+    possibilities after them. A name loaded before any binding (a value carried around a
+    loop) keeps them all.
     """
     before = [b for b in bindings if b.pos <= pos]
     if not before or len(before) == 1:
@@ -114,8 +117,7 @@ def reaching(bindings, pos: int, blocks) -> tuple:
     use_block = _innermost_block(blocks, pos // 65536)
     kept = []
     for binding in before:
-        if not any(later.pos > binding.pos and _encloses(blocks, later.block, binding.block)
-                   and _encloses(blocks, later.block, use_block) for later in before):
+        if not any(later.pos > binding.pos and _encloses(blocks, later.block, use_block) for later in before):
             kept.append(binding)
     return tuple(kept)
 
