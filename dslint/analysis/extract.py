@@ -33,6 +33,7 @@ from .values import (
     Value,
     position,
 )
+from .values import last_name as last_name_of
 
 MAX_STR = 120  # longer string constants are kept as Unknown (docstrings, prompts)
 
@@ -70,7 +71,7 @@ class Scope:
     """What the traversal accumulates for one module, function, lambda or class body."""
 
     __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "returns",
-                 "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks")
+                 "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only")
 
     def __init__(self, kind: str, qualname: str, self_name: Optional[str] = None):
         self.kind = kind
@@ -87,6 +88,7 @@ class Scope:
         self.methods: List[str] = []
         self.fields: List[Param] = []
         self.blocks: List[Tuple[int, int, int]] = []
+        self.main_only: List[Tuple[int, int]] = []
 
     def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
         return {name: tuple(items) for name, items in self.bindings.items()}
@@ -359,6 +361,7 @@ class Extractor:
         summary.declared_nonlocal = frozenset(scope.nonlocals)
         summary.returns = tuple(scope.returns)
         summary.blocks = tuple(scope.blocks)
+        summary.main_only = tuple(scope.main_only)
         summary.is_generator = scope.generator
         summary.loads = frozenset(scope.loads)
         summary.attr_loads = frozenset(scope.attr_loads)
@@ -464,6 +467,11 @@ class Extractor:
             self.branch(node.orelse)
             return
         self.expr(node.test)
+        main = self._main_process_test(node.test)
+        if main is not None:
+            taken = node.body if main else node.orelse
+            if taken:
+                self.scope.main_only.append(self._rows(taken))
         tested = _none_test(node.test)
         if tested is not None:
             saved = self.none_guards
@@ -473,6 +481,32 @@ class Extractor:
         else:
             self.branch(node.body)
         self.branch(node.orelse)
+
+    def _main_process_test(self, test: ast.AST) -> Optional[bool]:
+        """True when ``test`` holds exactly in the main process, False exactly in a DataLoader
+        worker, None otherwise: it asks ``get_worker_info()`` (directly, or through a name of
+        this function bound to its result) whether it is None (``if info is None:``, ``if not
+        info:``, ``if get_worker_info() is not None:``, ``if info:``)."""
+        main = False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, main = test.operand, True
+        if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value is None and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))):
+            main = main != isinstance(test.ops[0], (ast.Is, ast.Eq))
+            test = test.left
+        return main if self._asks_worker_info(test) else None
+
+    def _asks_worker_info(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Call):
+            return (_dotted(node.func) or "").rpartition(".")[2] == "get_worker_info"
+        if not isinstance(node, ast.Name) or self.scope.kind == "module":
+            return False
+        calls = self.summary.calls
+        for binding in self.scope.bindings.get(node.id, ()):
+            value = binding.value
+            if type(value) is Call and last_name_of(calls[value.index].func) == "get_worker_info":
+                return True
+        return False
 
     def _with(self, node) -> None:
         for item in node.items:

@@ -124,6 +124,7 @@ class FunctionSummary:
     guarded: bool = False  # defined under the main guard
     end_row: int = 0
     blocks: Tuple[Tuple[int, int, int], ...] = ()  # conditional blocks: (parent, first row, last row)
+    main_only: Tuple[Tuple[int, int], ...] = ()  # rows of branches only the main process takes (no worker info)
 
 
 @dataclass

@@ -44,12 +44,19 @@ class Effect(NamedTuple):
 
 
 def calls_of(model: "Model", func: Func, self_obj=None) -> Iterator[Tuple[SiteRef, CallSite, Ctx]]:
+    """The calls of ``func`` a DataLoader worker makes: not those in a branch only the main
+    process takes (``if get_worker_info() is None:``)."""
     summary = model.project.summary(func.module)
     if summary is None:
         return
+    function = summary.functions.get(func.qualname)
+    main_only = function.main_only if function is not None else ()
     ctx = Ctx(func.module, func.qualname, None, None, self_obj)
     for index in sites_in_scope(model.project, func.module, func.qualname):
-        yield SiteRef(func.module, index), summary.calls[index], ctx
+        site = summary.calls[index]
+        if main_only and any(first <= site.span.row <= last for first, last in main_only):
+            continue
+        yield SiteRef(func.module, index), site, ctx
 
 
 def callee_names(model: "Model", site: CallSite, ctx: Ctx):
