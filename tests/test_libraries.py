@@ -24,7 +24,7 @@ LIBRARIES = FIXTURES / "libraries"
 REPOS = sorted(p.parent for p in LIBRARIES.glob("*/EXPECTED"))
 MARKER = re.compile(r"#\s*(DSL\d{3})\b")
 NAMES = ("torchdata", "webdataset", "monai", "torch_geometric", "timm", "transformers", "accelerate", "lightning",
-         "pytorch_lightning", "ignite", "vendorlib", "_native_loader", "mmengine", "mmdet")
+         "pytorch_lightning", "ignite", "vendorlib", "_native_loader", "mmengine", "mmdet", "detectron2")
 
 
 def expected(repo):
@@ -52,7 +52,7 @@ def test_every_library_of_the_issue_has_a_repo():
     names = {repo.name for repo in REPOS}
     assert names == {f"{n}_project" for n in ("torchdata", "webdataset", "monai", "pyg", "timm", "transformers",
                                               "accelerate", "lightning", "ignite", "own_loaders",
-                                              "configured", "mmengine")}
+                                              "configured", "mmengine", "detectron2")}
 
 
 @pytest.mark.parametrize("repo", REPOS, ids=[r.name for r in REPOS])
@@ -155,6 +155,15 @@ CONTRASTS = {
         ["data.py:20 DSL102"]),
     "lightning: no spawn, still a trainer entry point": ("lightning_project", [
         ("train.py", 'strategy="ddp_spawn"', 'strategy="ddp"')], []),
+    "detectron2: the debugging loader given workers": ("detectron2_project", [
+        ("evaluate.py", "mapper=lambda r: r, num_workers=0)", "mapper=lambda r: r, num_workers=2)")],
+        ["evaluate.py:9 DSL102"]),
+    "detectron2: a mapper of another library is not kept by a dataset": ("detectron2_project", [
+        ("train.py", "from detectron2.data import DatasetMapper, build_detection_test_loader, "
+                     "build_detection_train_loader",
+         "from detectron2.data import DatasetMapper, build_detection_test_loader; "
+         "from otherlib import build_detection_train_loader")],
+        ["-train.py:15 DSL102"]),
     "mmengine: without `_delete_` the base's persistence is merged in": ("mmengine_project", [
         ("configs/retinanet/retinanet_fresh.py", "    _delete_=True,\n", "")],
         ["configs/retinanet/retinanet_fresh.py:6 DSL201", "configs/retinanet/retinanet_fresh.py:6 DSL202"]),

@@ -82,6 +82,10 @@ def _how(role: str, trail) -> str:
         return f"{stored} on the dataset"
     if trail and trail[-1] is not None and trail[-1].note == "argument `dataset`":
         return "used as the dataset"
+    kept = next((s.note for s in trail if s is not None and s.note.startswith("argument `")
+                 and s.note != "argument `dataset`"), None)
+    if kept is not None:  # a library keeps it in the dataset it builds (detectron2's ``mapper``)
+        return f"passed as `{kept[len('argument `'):-1]}`, which the loader's dataset keeps,"
     return "given to the dataset"
 
 

@@ -79,6 +79,8 @@ class LoaderSpec:
     fluid: Tuple[str, ...] = ()  # methods that hand back the same loader, one more stage on (webdataset)
     raises: Mapping[str, str] = field(default_factory=dict)  # argument → the library's own error for it
     inherits: bool = False  # its arguments may come from the configs it inherits from (``model.mmconfig``)
+    kept_by_dataset: Tuple[str, ...] = ()  # arguments the library stores in the dataset it builds (pickled with it)
+    unknown_defaults: Tuple[str, ...] = ()  # arguments that, when not given, come from a run-time config
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,15 @@ LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
                positional=("dataset", "input_size", "batch_size"),
                defaults={"num_workers": 1, "pin_memory": False}, moves_batches="non_blocking",
                moves_unless="use_prefetcher", persistent_auto=True),
+    # detectron2 data/build.py: build_detection_{train,test}_loader(cfg, mapper) or (dataset, *, mapper, ...,
+    # num_workers) wraps the dataset in MapDataset(dataset, mapper): the mapper is pickled with the dataset;
+    # with a cfg the worker count is cfg.DATALOADER.NUM_WORKERS, known at run time only
+    LoaderSpec(("detectron2.data.build_detection_train_loader", "detectron2.data.build.build_detection_train_loader"),
+               "detectron2", kind="factory", positional=("dataset", "mapper"), kept_by_dataset=("mapper",),
+               unknown_defaults=("num_workers",)),
+    LoaderSpec(("detectron2.data.build_detection_test_loader", "detectron2.data.build.build_detection_test_loader"),
+               "detectron2", kind="factory", positional=("dataset", "dataset_name", "mapper"),
+               kept_by_dataset=("mapper",), unknown_defaults=("num_workers",)),
     # ignite 0.5 distributed/auto.py: auto_dataloader(dataset, **kwargs) builds DataLoader(dataset, **kwargs)
     # (batch size and workers divided per process, a DistributedSampler added when distributed)
     LoaderSpec(("ignite.distributed.auto_dataloader", "ignite.distributed.auto.auto_dataloader"), "ignite",

@@ -168,6 +168,8 @@ def loader_value(resolver: "Resolver", inst, name: str) -> Results:
     spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
     if spec is not None and spec.inherits and not mmconfig.complete(resolver, base):
         return UNKNOWN_RESULT  # a base config that could not be read may give it
+    if spec is not None and name in spec.unknown_defaults:
+        return UNKNOWN_RESULT
     own = _own_default(resolver, base, name) if base is not None else None
     if own is not None:
         return own

@@ -1198,6 +1198,8 @@ class Model:
         spec = self.spec(base)
         step = loader_facts.construction_step(self.resolver, base, "given to this loader")
         roots = [(f, "dataset") for f in self.value(base, "dataset")]
+        for name in spec.kept_by_dataset if spec is not None else ():
+            roots.extend((f, "dataset") for f in self.argument(base, name) or ())
         for role in ("collate_fn", "worker_init_fn"):
             if role == "collate_fn" and spec is not None and spec.ignores_collate:
                 continue
