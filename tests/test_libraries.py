@@ -79,6 +79,7 @@ def test_messages_use_the_library_names():
     assert len(prefetching) == 2 and all("--dataloader_prefetch_factor can only be set" in m for m in prefetching)
     assert "starts DataLoader workers" in message(repo, "DSL101")
     assert "process per device with spawn" in message(LIBRARIES / "lightning_project", "DSL101")
+    assert "passed as `mapper`, which the loader's dataset keeps" in message(LIBRARIES / "detectron2_project", "DSL102")
     unsplit = message(LIBRARIES / "webdataset_project", "DSL401")
     assert unsplit.startswith("`workersplitter=None` turns off") and "`wds.split_by_worker`" in unsplit
 

@@ -12,6 +12,8 @@ Found wherever the object is stored: a keyword, a dataset attribute, a transform
 
 from __future__ import annotations
 
+import re
+
 from typing import Iterator, Optional, Tuple
 
 from ..diagnostics import Finding
@@ -82,10 +84,10 @@ def _how(role: str, trail) -> str:
         return f"{stored} on the dataset"
     if trail and trail[-1] is not None and trail[-1].note == "argument `dataset`":
         return "used as the dataset"
-    kept = next((s.note for s in trail if s is not None and s.note.startswith("argument `")
-                 and s.note != "argument `dataset`"), None)
-    if kept is not None:  # a library keeps it in the dataset it builds (detectron2's ``mapper``)
-        return f"passed as `{kept[len('argument `'):-1]}`, which the loader's dataset keeps,"
+    given = next((s.note for s in trail if s is not None and s.note.startswith("argument `")), "")
+    kept = re.fullmatch(r"argument `(\w+)`", given)
+    if kept is not None and kept.group(1) != "dataset":  # an argument of the loader's call the library
+        return f"passed as `{kept.group(1)}`, which the loader's dataset keeps,"  # keeps in its dataset (mapper)
     return "given to the dataset"
 
 
