@@ -39,8 +39,8 @@ _RULES = [
     Rule(
         "DSL102",
         "unpicklable-callable",
-        "A lambda or nested function/class reaches DataLoader workers; spawn and "
-        "forkserver cannot pickle it.",
+        "A lambda or nested function/class reaches DataLoader workers (or a process pool, "
+        "torch.multiprocessing.spawn); spawn and forkserver cannot pickle it.",
         fix="sometimes",
     ),
     Rule(

@@ -76,6 +76,8 @@ def _hand_over(trail):
 
 def _how(role: str, trail) -> str:
     stored = next((s.note for s in trail if s.note.startswith("stored as")), None)
+    if role.startswith("process:"):
+        return f"{stored} on an object passed to `{role[8:]}`" if stored else f"passed to `{role[8:]}`"
     if role in ("collate_fn", "worker_init_fn"):
         given = next((s.note for s in trail if s is not None and s.note.startswith("argument `")), "")
         name = given[len("argument `"):-1] if given else role
@@ -100,6 +102,8 @@ def check(model: Model) -> Iterator[Finding]:
         for obj, role, trail in model.pickled(loader):
             yield from _report(model, obj, role, trail, f"loader has {workers.describe()} workers",
                                reported, workers.trail("positive") or workers.trail("unknown"))
+    for obj, role, trail in model.process_targets():
+        yield from _report(model, obj, role, trail, _process_context(role[len("process:"):]), reported, ())
     for dataset in model.datasets_without_loader():
         klass = model.project.klass(dataset.cls.module, dataset.cls.qualname)
         for obj, role, trail in model.object_graph([(dataset, "dataset", ())]):
@@ -131,7 +135,7 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     kind, name, free = _kind(model, obj)
     yield finding(
         model, CODE, module, span,
-        f"{what[0].upper()}{what[1:]} {_how(role, trail)} cannot be pickled for spawn/forkserver workers "
+        f"{what[0].upper()}{what[1:]} {_how(role, trail)} cannot be pickled{_for_whom(role)} "
         f"({why}; {context}): {NOTEBOOK_FIX if why == NOTEBOOK_WHY else FIX}",
         defined + tuple(trail) + tuple(evidence),
         role=_role(role, trail), kind=kind, name=name, free_vars=free, definition=tuple(definition),
@@ -139,9 +143,27 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     )
 
 
+def _process_context(starter: str) -> str:
+    if starter.endswith(".Process"):
+        return f"a `{starter}` target is pickled to start the process"
+    if "spawn" in starter or "start_processes" in starter:
+        return f"`{starter}` pickles it for every process it starts"
+    return f"`{starter}` pickles it to send each task to the pool's processes"
+
+
+def _for_whom(role: str) -> str:
+    """Who cannot have it: spawn/forkserver workers of a loader or a ``Process``; any process
+    of a pool or of torch's spawn (pickled whatever the platform's start method)."""
+    if not role.startswith("process:"):
+        return " for spawn/forkserver workers"
+    return " for spawn/forkserver processes" if role.endswith(".Process") else ""
+
+
 def _role(role: str, trail) -> str:
     if role in ("collate_fn", "worker_init_fn"):
         return role
+    if role.startswith("process:"):
+        return "process target"
     if any(s.note.startswith("stored as") for s in trail if s is not None):
         return "dataset attribute"
     return "dataset argument"

@@ -37,13 +37,13 @@ from .base import (
 )
 
 CODE = "DSL102"
-ROLE_NAMES = {"collate_fn": "collate_fn", "worker_init_fn": "worker_init_fn"}
+ROLE_NAMES = {"collate_fn": "collate_fn", "worker_init_fn": "worker_init_fn", "process target": "run_process"}
 
 
 class CallableArg(NamedTuple):
     """What the rule found: the callable, where it is handed over and where it is defined."""
 
-    role: str  # collate_fn | worker_init_fn | dataset argument | dataset attribute
+    role: str  # collate_fn | worker_init_fn | dataset argument | dataset attribute | process target
     kind: str  # lambda | nested function | nested class
     name: str
     span: Span  # the hand-over point (the lambda itself for a lambda)

@@ -254,6 +254,34 @@ PROCESS_STARTERS = frozenset({
     "multiprocessing.Pool", "multiprocessing.pool.Pool", "torch.multiprocessing.Pool",
     "concurrent.futures.ProcessPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor",
 })
+# What pickles a callable to hand it to each process it starts, and where the callable is
+# given (position, keyword): torch's spawn (spawn unless ``start_method`` says otherwise), a
+# ``Process`` target (pickled under spawn and forkserver), a process pool's tasks (pickled
+# whatever the start method: they travel through a queue).
+PROCESS_TARGETS = {
+    "torch.multiprocessing.spawn": (0, "fn"), "torch.multiprocessing.spawn.spawn": (0, "fn"),
+    "torch.multiprocessing.start_processes": (0, "fn"), "torch.multiprocessing.spawn.start_processes": (0, "fn"),
+    "multiprocessing.Process": (1, "target"), "multiprocessing.process.Process": (1, "target"),
+    "multiprocessing.context.Process": (1, "target"), "torch.multiprocessing.Process": (1, "target"),
+}
+POOL_CLASSES = ("multiprocessing.Pool", "multiprocessing.pool.Pool", "torch.multiprocessing.Pool",
+                "concurrent.futures.ProcessPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor")
+POOL_TASKS = {"map": (0, "func"), "imap": (0, "func"), "imap_unordered": (0, "func"), "starmap": (0, "func"),
+              "apply": (0, "func"), "apply_async": (0, "func"), "map_async": (0, "func"),
+              "starmap_async": (0, "func"), "submit": (0, "fn")}
+
+
+def process_target(qualname: str):
+    """(position, keyword) of the callable a call of ``qualname`` pickles for other processes, or None."""
+    found = PROCESS_TARGETS.get(qualname)
+    if found is not None:
+        return found
+    owner, _, method = qualname.rpartition("().")
+    if owner in POOL_CLASSES and method in POOL_TASKS:
+        return POOL_TASKS[method] if not (method == "map" and owner.endswith("Executor")) else (0, "fn")
+    return None
+
+
 PROCESS_CLASSES = frozenset({
     "multiprocessing.Process", "multiprocessing.process.Process", "torch.multiprocessing.Process",
 })

@@ -63,6 +63,8 @@ MOVE_METHODS = ("to", "cuda", "type")
 HANDOFF_DEPTH = 2  # calls from the code holding a loader to a module it hands the loader or its batches to
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
+PROCESS_TASK_NAMES = ("map", "imap", "imap_unordered", "starmap", "apply", "apply_async", "map_async",
+                      "starmap_async", "submit")
 
 
 DATA_PARALLEL = frozenset({
@@ -191,6 +193,7 @@ class Model:
         self.resolver = resolver
         self.settings = settings
         self._loaders: Optional[List[Inst]] = None
+        self._process_modules: Dict[str, bool] = {}
         self._sites: Optional[List[SiteRef]] = None
         self._iterations: Optional[List[Iteration]] = None
         self._moves: Optional[List[Move]] = None
@@ -1205,6 +1208,52 @@ class Model:
                 continue
             roots.extend((f, role) for f in self.argument(base, role) or ())
         return self.object_graph([(f.obj, role, ((step,) if step else ()) + f.trail) for f, role in roots])
+
+    def process_targets(self) -> List[Tuple[object, str, Trail]]:
+        """Callables handed to what starts processes and pickles them for each (``mp.spawn(fn)``,
+        ``Process(target=fn)``, ``pool.map(fn, ...)``), with what they hold, as ``pickled``
+        gives them; the role names the starter. Only in modules that import ``multiprocessing``
+        or ``concurrent`` (where such a call can be)."""
+        from .libraries import process_target
+
+        out: List[Tuple[object, str, Trail]] = []
+        names = {"spawn", "start_processes", "Process"} | set(PROCESS_TASK_NAMES)
+        for name in sorted(names):
+            for ref in self.project.calls_named(name):
+                if not self._imports_processes(ref.module):
+                    continue
+                site = self.project.call(ref)
+                ctx = Ctx(ref.module, site.scope)
+                for found in self.resolver.eval(site.func, ctx):
+                    if not isinstance(found.obj, Ext):
+                        continue
+                    where = process_target(found.obj.qualname)
+                    if where is None or self._forks(ref, found.obj.qualname):
+                        continue
+                    given = self.resolver.keyword_at(ref, ctx, where[1], where[0]) or ()
+                    starter = found.obj.qualname.replace("()", "")
+                    step = Step(ref.module, site.span, f"pickled by `{starter}`")
+                    out.extend(self.object_graph([(f.obj, f"process:{starter}", (step,) + f.trail) for f in given]))
+                    break
+        return out
+
+    def _imports_processes(self, module: str) -> bool:
+        found = self._process_modules.get(module)
+        if found is None:
+            summary = self.project.summary(module)
+            paths = [b.value.path for items in (summary.bindings.values() if summary else ()) for b in items
+                     if b.kind == "import" and isinstance(b.value, Imported)]
+            paths += [i.path for i in (summary.imports if summary else ()) if isinstance(i, Imported)]
+            found = self._process_modules[module] = any("multiprocessing" in p or p.startswith("concurrent")
+                                                        for p in paths)
+        return found
+
+    def _forks(self, ref: SiteRef, qualname: str) -> bool:
+        """torch's spawn told ``start_method="fork"``: nothing is pickled."""
+        if not qualname.startswith("torch.multiprocessing."):
+            return False
+        given = self.resolver.keyword_at(ref, Ctx(ref.module, self.project.call(ref).scope), "start_method")
+        return given is not None and all(isinstance(f.obj, Lit) and f.obj.value == "fork" for f in given)
 
     def object_graph(self, roots, limit: int = 200) -> List[Tuple[object, str, Trail]]:
         """The objects reachable from ``roots`` the way pickle reaches them (attributes,
