@@ -66,31 +66,34 @@ def analyse_all(plan: List[Planned], analyse: Analyse, jobs: Optional[int], idle
     is called as n more boundaries are finished."""
     if len(plan) == 1:
         return [analyse(plan[0], jobs)]
-    workers = 0 if keep_summaries else _workers(plan, jobs, idle)
+    heaviest = sorted(plan, key=lambda item: -item.weight)
+    workers = 0 if keep_summaries else _workers(heaviest, jobs, idle)
     if workers == 0:
         out = []
-        for group in sorted(plan, key=lambda item: -item.weight):
+        for group in heaviest:
             out.append(analyse(group, jobs))
             if progress is not None:
                 progress(1)
-        return _in_plan_order(plan, out)
-    return _in_plan_order(plan, _shared(plan, analyse, workers, progress))
+    else:
+        out = _shared(heaviest, analyse, workers, progress)
+    by_first = {group.indexes[0]: group for group in out}
+    return [by_first[group.indexes[0]] for group in plan]
 
 
-def _workers(plan: List[Planned], jobs: Optional[int], idle: Optional[float]) -> int:
-    """Workers to share the boundaries with, or 0: run them one after another, each with
-    workers of its own for its files (better when one boundary holds most of the work)."""
-    total = sum(group.weight for group in plan)
-    busy = sorted((group.weight for group in plan if group.weight), reverse=True)
+def _workers(heaviest: List[Planned], jobs: Optional[int], idle: Optional[float]) -> int:
+    """Workers to share the boundaries (heaviest first) with, or 0: run them one after
+    another, each with workers of its own for its files (better when one boundary holds most
+    of the work)."""
+    total = sum(group.weight for group in heaviest)
+    busy = [group.weight for group in heaviest if group.weight]
     if len(busy) < 2 or busy[0] > BALANCED * total:
         return 0
     return parallel.workers_for(total, cap_jobs(jobs, len(busy)), idle, parallel.PARSE_BYTES_PER_WORKER)
 
 
-def _shared(plan: List[Planned], analyse: Analyse, workers: int, progress) -> List[GroupAnalysis]:
-    """The boundaries shared with ``workers`` forked processes, heaviest first; a worker's
+def _shared(heaviest: List[Planned], analyse: Analyse, workers: int, progress) -> List[GroupAnalysis]:
+    """The boundaries (heaviest first) shared with ``workers`` forked processes; a worker's
     analysis comes back without its summaries."""
-    heaviest = sorted(plan, key=lambda item: -item.weight)
 
     def one(chunk: List[int]) -> List[GroupAnalysis]:
         done = analyse(heaviest[chunk[0]], 1)
@@ -98,8 +101,3 @@ def _shared(plan: List[Planned], analyse: Analyse, workers: int, progress) -> Li
 
     chunks = [[number] for number in range(len(heaviest))]  # a chunk: one boundary
     return parallel.map_shared(one, chunks, workers, progress)
-
-
-def _in_plan_order(plan: List[Planned], done: List[GroupAnalysis]) -> List[GroupAnalysis]:
-    by_first = {group.indexes[0]: group for group in done}
-    return [by_first[group.indexes[0]] for group in plan]

@@ -432,7 +432,7 @@ def analyse_groups(results: Sequence[FileResult], groups: Sequence[List[int]], s
         known = {id(r.error) for r in members if r.error is not None}  # the scan's: reported by the run
         seen: Set[str] = set()
         single = progress if len(plan) == 1 else None
-        done, found = analyse_boundary(members, settings, codes, roots, seen, single, jobs, group.connected)
+        done, found = analyse_boundary(members, group.connected, settings, codes, roots, seen, single, jobs)
         return boundaries.GroupAnalysis(group.indexes, done, [f for f in found if id(f) not in known], sorted(seen))
 
     idle = parallel.idle_cores(_STARTED[0])
@@ -444,22 +444,24 @@ def _planned(results: Sequence[FileResult], group: List[int], roots: Dict[str, s
     """A boundary with the candidates connected to its seeds and the bytes it will parse."""
     members = [results[i] for i in group]
     connected = connected_candidates(members, roots)
-    wanted = {r.path for r in members if r.tier == prefilter.SEED and r.summary is None and r.error is None}
-    wanted.update(connected)
+    wanted = set(_seeds(members)) | set(connected)
     return boundaries.Planned(sum(_size(r.path) for r in members if r.path in wanted), group, connected)
 
 
-def analyse_boundary(results: Sequence[FileResult], settings: Settings, codes: Sequence[str], roots: Dict[str, str],
-                     consulted: Optional[Set[str]] = None, progress=None, jobs: Optional[int] = None,
-                     connected: Optional[List[str]] = None) -> Tuple[List[FileResult], List[Finding]]:
-    """Summarise the seeds and the candidates the imports connect to seeds, build the
-    model, run the rules. Both are parsed in one pass (shared with ``jobs`` workers): the
-    candidates are those a seed connects to if every seed parses, and any a seed that
-    did not parse was the only link to go back to unsummarised, as if never parsed
-    (``connected``: the candidates, when already known)."""
-    seeds = [r.path for r in results if r.tier == prefilter.SEED and r.summary is None and r.error is None]
-    if connected is None:
-        connected = connected_candidates(results, roots)
+def _seeds(results: Sequence[FileResult]) -> List[str]:
+    """The seed files still to summarise."""
+    return [r.path for r in results if r.tier == prefilter.SEED and r.summary is None and r.error is None]
+
+
+def analyse_boundary(results: Sequence[FileResult], connected: List[str], settings: Settings, codes: Sequence[str],
+                     roots: Dict[str, str], consulted: Optional[Set[str]] = None, progress=None,
+                     jobs: Optional[int] = None) -> Tuple[List[FileResult], List[Finding]]:
+    """Summarise the seeds and ``connected``, the candidates the imports connect to seeds
+    (``connected_candidates``), build the model, run the rules. Both are parsed in one pass
+    (shared with ``jobs`` workers): the candidates are those a seed connects to if every seed
+    parses, and any a seed that did not parse was the only link to go back to unsummarised,
+    as if never parsed."""
+    seeds = _seeds(results)
     results = summarise_all(results, seeds + connected, jobs, progress)
     seed_set = set(seeds)
     if connected and any(r.error is not None for r in results if r.path in seed_set):

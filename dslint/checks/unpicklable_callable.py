@@ -74,19 +74,27 @@ def _hand_over(trail):
     return None
 
 
+PROCESS = "process:"  # the role of a callable handed to what starts processes: ``process:<starter>``
+
+
+def _starter(role: str) -> Optional[str]:
+    """What starts the processes a callable is handed to, for the role ``process:<starter>``."""
+    return role[len(PROCESS):] if role.startswith(PROCESS) else None
+
+
 def _how(role: str, trail) -> str:
     stored = next((s.note for s in trail if s.note.startswith("stored as")), None)
-    if role.startswith("process:"):
-        return f"{stored} on an object passed to `{role[8:]}`" if stored else f"passed to `{role[8:]}`"
+    starter = _starter(role)
+    if starter is not None:
+        return f"{stored} on an object passed to `{starter}`" if stored else f"passed to `{starter}`"
+    given = next((s.note for s in trail if s is not None and s.note.startswith("argument `")), "")
     if role in ("collate_fn", "worker_init_fn"):
-        given = next((s.note for s in trail if s is not None and s.note.startswith("argument `")), "")
         name = given[len("argument `"):-1] if given else role
         return f"passed as `{name}`" if name == role else f"passed as `{name}` (the loader's `{role}`)"
     if stored:
         return f"{stored} on the dataset"
     if trail and trail[-1] is not None and trail[-1].note == "argument `dataset`":
         return "used as the dataset"
-    given = next((s.note for s in trail if s is not None and s.note.startswith("argument `")), "")
     kept = re.fullmatch(r"argument `(\w+)`", given)
     if kept is not None and kept.group(1) != "dataset":  # an argument of the loader's call the library
         return f"passed as `{kept.group(1)}`, which the loader's dataset keeps,"  # keeps in its dataset (mapper)
@@ -103,7 +111,7 @@ def check(model: Model) -> Iterator[Finding]:
             yield from _report(model, obj, role, trail, f"loader has {workers.describe()} workers",
                                reported, workers.trail("positive") or workers.trail("unknown"))
     for obj, role, trail in model.process_targets():
-        yield from _report(model, obj, role, trail, _process_context(role[len("process:"):]), reported, ())
+        yield from _report(model, obj, role, trail, _process_context(_starter(role)), reported, ())
     for dataset in model.datasets_without_loader():
         klass = model.project.klass(dataset.cls.module, dataset.cls.qualname)
         for obj, role, trail in model.object_graph([(dataset, "dataset", ())]):
@@ -154,15 +162,16 @@ def _process_context(starter: str) -> str:
 def _for_whom(role: str) -> str:
     """Who cannot have it: spawn/forkserver workers of a loader or a ``Process``; any process
     of a pool or of torch's spawn (pickled whatever the platform's start method)."""
-    if not role.startswith("process:"):
+    starter = _starter(role)
+    if starter is None:
         return " for spawn/forkserver workers"
-    return " for spawn/forkserver processes" if role.endswith(".Process") else ""
+    return " for spawn/forkserver processes" if starter.endswith(".Process") else ""
 
 
 def _role(role: str, trail) -> str:
     if role in ("collate_fn", "worker_init_fn"):
         return role
-    if role.startswith("process:"):
+    if _starter(role) is not None:
         return "process target"
     if any(s.note.startswith("stored as") for s in trail if s is not None):
         return "dataset attribute"

@@ -78,7 +78,6 @@ class LoaderSpec:
     iterated_by_framework: bool = False  # user code never iterates it (HF Trainer)
     fluid: Tuple[str, ...] = ()  # methods that hand back the same loader, one more stage on (webdataset)
     raises: Mapping[str, str] = field(default_factory=dict)  # argument → the library's own error for it
-    inherits: bool = False  # its arguments may come from the configs it inherits from (``model.mmconfig``)
     kept_by_dataset: Tuple[str, ...] = ()  # arguments the library stores in the dataset it builds (pickled with it)
     unknown_defaults: Tuple[str, ...] = ()  # arguments that, when not given, come from a run-time config
 
@@ -204,7 +203,7 @@ LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
     # worker_init_fn, **cfg) from a config's ``train_dataloader = dict(...)`` merged over its ``_base_``
     # configs; the Runner moves the batches (its data_preprocessor)
     LoaderSpec(mmconfig.NAMES, "mmengine", kind="config", positional=(), moves_batches="device",
-               iterated_by_framework=True, inherits=True),
+               iterated_by_framework=True),
 )
 DATASETS: Tuple[DatasetSpec, ...] = (
     # webdataset 1.0.2 compat.py: WebDataset(..., workersplitter=shardlists.split_by_worker); a false
@@ -266,9 +265,10 @@ PROCESS_TARGETS = {
 }
 POOL_CLASSES = ("multiprocessing.Pool", "multiprocessing.pool.Pool", "torch.multiprocessing.Pool",
                 "concurrent.futures.ProcessPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor")
-POOL_TASKS = {"map": (0, "func"), "imap": (0, "func"), "imap_unordered": (0, "func"), "starmap": (0, "func"),
-              "apply": (0, "func"), "apply_async": (0, "func"), "map_async": (0, "func"),
-              "starmap_async": (0, "func"), "submit": (0, "fn")}
+POOL_TASKS = frozenset({"map", "imap", "imap_unordered", "starmap", "apply", "apply_async", "map_async",
+                        "starmap_async", "submit"})  # the task's function comes first (``func``; ``fn`` for executors)
+# the last names of the calls above: where ``Model.process_targets`` looks
+PROCESS_TARGET_NAMES = frozenset(name.rpartition(".")[2] for name in PROCESS_TARGETS) | POOL_TASKS
 
 
 def process_target(qualname: str):
@@ -278,7 +278,7 @@ def process_target(qualname: str):
         return found
     owner, _, method = qualname.rpartition("().")
     if owner in POOL_CLASSES and method in POOL_TASKS:
-        return POOL_TASKS[method] if not (method == "map" and owner.endswith("Executor")) else (0, "fn")
+        return 0, "fn" if owner.endswith("Executor") else "func"
     return None
 
 

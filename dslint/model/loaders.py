@@ -50,10 +50,8 @@ def sources(resolver: "Resolver", inst: Inst) -> List[Source]:
         own = _own_init_sources(resolver, inst)
         if own is not None:
             return own
-    elif inst.cls.qualname.startswith(mmconfig.PREFIX):
-        spec = resolver.libraries.loader_spec(resolver, inst)
-        if spec is not None and spec.inherits:
-            return mmconfig.sources(resolver, inst)
+    elif mmconfig.configured(inst):
+        return mmconfig.sources(resolver, inst)
     found = [Source(inst.site, inst.ctx)]
     partial = _partial_source(resolver, inst)
     if partial is not None:
@@ -166,7 +164,7 @@ def loader_value(resolver: "Resolver", inst, name: str) -> Results:
         return found
     base = base_loader(inst)
     spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
-    if spec is not None and spec.inherits and not mmconfig.complete(resolver, base):
+    if mmconfig.configured(base) and not mmconfig.complete(resolver, base):
         return UNKNOWN_RESULT  # a base config that could not be read may give it
     if spec is not None and name in spec.unknown_defaults:
         return UNKNOWN_RESULT
@@ -298,8 +296,7 @@ class ArgumentSource(NamedTuple):
 def inherited(resolver: "Resolver", inst, given: ArgumentSource) -> bool:
     """Whether ``given`` comes from a config the loader's own config inherits from (``mmconfig``)."""
     base = base_loader(inst)
-    return base is not None and base.site is not None and given.site != base.site and isinstance(base.cls, Ext) \
-        and base.cls.qualname.startswith(mmconfig.PREFIX)
+    return mmconfig.configured(base) and base.site is not None and given.site != base.site
 
 
 def argument_source(resolver: "Resolver", inst, name: str) -> Optional[ArgumentSource]:

@@ -50,6 +50,11 @@ class Chain(NamedTuple):
     complete: bool
 
 
+def configured(inst) -> bool:
+    """Whether ``inst`` is a loader this module made (its arguments come from ``sources``)."""
+    return isinstance(inst, Inst) and isinstance(inst.cls, Ext) and inst.cls.qualname.startswith(PREFIX)
+
+
 def config_loaders(resolver: "Resolver") -> List[Inst]:
     """The loaders configured by the project: ``<name> = dict(...)`` at module level of a
     config file, and ``dict(...)`` given to ``Runner(<name>=...)`` in code."""

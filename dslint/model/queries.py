@@ -63,8 +63,6 @@ MOVE_METHODS = ("to", "cuda", "type")
 HANDOFF_DEPTH = 2  # calls from the code holding a loader to a module it hands the loader or its batches to
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
-PROCESS_TASK_NAMES = ("map", "imap", "imap_unordered", "starmap", "apply", "apply_async", "map_async",
-                      "starmap_async", "submit")
 
 
 DATA_PARALLEL = frozenset({
@@ -1214,11 +1212,10 @@ class Model:
         ``Process(target=fn)``, ``pool.map(fn, ...)``), with what they hold, as ``pickled``
         gives them; the role names the starter. Only in modules that import ``multiprocessing``
         or ``concurrent`` (where such a call can be)."""
-        from .libraries import process_target
+        from .libraries import PROCESS_TARGET_NAMES, process_target
 
         out: List[Tuple[object, str, Trail]] = []
-        names = {"spawn", "start_processes", "Process"} | set(PROCESS_TASK_NAMES)
-        for name in sorted(names):
+        for name in sorted(PROCESS_TARGET_NAMES):
             for ref in self.project.calls_named(name):
                 if not self._imports_processes(ref.module):
                     continue
