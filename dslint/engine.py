@@ -26,7 +26,7 @@ from .config import Settings, cap_jobs, selects
 from .diagnostics import Finding, Location
 from .discovery import Discovery
 from .plaindata import Codec, records_of
-from .sourcefile import SourceText, Unreadable, decode, read
+from .sourcefile import SourceText, Unreadable, read
 
 
 @dataclass

@@ -71,7 +71,7 @@ class Scope:
     """What the traversal accumulates for one module, function, lambda or class body."""
 
     __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "returns",
-                 "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only")
+                 "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills")
 
     def __init__(self, kind: str, qualname: str, self_name: Optional[str] = None):
         self.kind = kind
@@ -88,7 +88,8 @@ class Scope:
         self.methods: List[str] = []
         self.fields: List[Param] = []
         self.blocks: List[Tuple[int, int, int]] = []
-        self.main_only: List[Tuple[int, int]] = []
+        self.main_only: List[Span] = []
+        self.fills: List[Tuple[str, int]] = []
 
     def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
         return {name: tuple(items) for name, items in self.bindings.items()}
@@ -110,6 +111,7 @@ class Extractor:
         self.guarded = False
         self.handlers: Tuple[str, ...] = ()
         self.none_guards: Tuple[Tuple[str, str], ...] = ()  # (root name, attr) tested for None
+        self.filling: Tuple[Tuple[Tuple[str, ...], int], ...] = ()  # (target, body block) of ``if <target unset>:``
         self.top: Optional[Span] = None
         self.imports: List[Value] = []
         self.block = -1  # innermost conditional block of the current scope
@@ -223,6 +225,8 @@ class Extractor:
             scope = self.module_scope
         block = self.block if scope is self.scope else -1
         binding = _new(Binding, (kind, value, span, self.guarded, self.effective, block))
+        if self.filling and block >= 0 and ((name,), block) in self.filling:
+            scope.fills.append((name, self.effective))
         made = scope.bindings.get(name)
         if made is None:
             scope.bindings[name] = [binding]
@@ -253,8 +257,9 @@ class Extractor:
         target = self.expr(base)
         root = target.id if isinstance(target, Name) else None
         guarded = root is not None and (root, attr) in self.none_guards
+        fills = root is not None and self.block >= 0 and ((root, attr), self.block) in self.filling
         self.summary.stores.append(_new(AttrStore, (self.scope.qualname, target, attr, value, self.span(node), kind, guarded,
-                                                    self.loop, self.block, key)))
+                                                    self.loop, self.block, key, fills)))
 
     def conditional(self, stmts, first_row: int, last_row: int, prelude=None) -> None:
         """Run ``stmts`` as a block that may not execute (a branch, a loop body, a handler);
@@ -347,13 +352,14 @@ class Extractor:
             bindings.setdefault(param.name, []).append(_new(Binding, ("param", UNKNOWN, param.span, False, 0, -1)))
 
     def _enter(self, scope: Scope, body) -> None:
-        saved = (self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block)
+        saved = (self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block, self.filling)
         self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block = scope, -1, (), (), False, -1
+        self.filling = ()
         if isinstance(body, list):
             self._block(body)
         else:
             scope.returns.append(self.expr(body))
-        self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block = saved
+        self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block, self.filling = saved
 
     def _finish_function(self, summary: FunctionSummary, scope: Scope) -> None:
         summary.bindings = scope.frozen_bindings()
@@ -362,6 +368,7 @@ class Extractor:
         summary.returns = tuple(scope.returns)
         summary.blocks = tuple(scope.blocks)
         summary.main_only = tuple(scope.main_only)
+        summary.fills = tuple(scope.fills)
         summary.is_generator = scope.generator
         summary.loads = frozenset(scope.loads)
         summary.attr_loads = frozenset(scope.attr_loads)
@@ -471,15 +478,16 @@ class Extractor:
         if main is not None:
             taken = node.body if main else node.orelse
             if taken:
-                self.scope.main_only.append(self._rows(taken))
-        tested = _none_test(node.test)
+                first, last = self._rows(taken)
+                self.scope.main_only.append(_new(Span, (first, 1, last, 1 << 30)))  # whole rows
+        tested, unset = _none_test(node.test), _unset_target(node.test)
+        saved, saved_filling = self.none_guards, self.filling
         if tested is not None:
-            saved = self.none_guards
             self.none_guards = saved + (tested,)
-            self.branch(node.body)
-            self.none_guards = saved
-        else:
-            self.branch(node.body)
+        if unset is not None:  # the body is the block ``conditional`` opens next
+            self.filling = saved_filling + ((unset, len(self.scope.blocks)),)
+        self.branch(node.body)
+        self.none_guards, self.filling = saved, saved_filling
         self.branch(node.orelse)
 
     def _main_process_test(self, test: ast.AST) -> Optional[bool]:
@@ -698,6 +706,10 @@ class Extractor:
         return parts[0] if len(parts) == 1 else _new(Op, ("and", tuple(parts)))
 
     def _ifexp(self, node: ast.IfExp) -> Value:
+        if self.scope.kind != "module":
+            main = self._main_process_test(node.test)
+            if main is not None:
+                self.scope.main_only.append(self.span(node.body if main else node.orelse))
         return _new(Op, ("if", (self.expr(node.test), self.expr(node.body), self.expr(node.orelse))))
 
     def _joinedstr(self, node: ast.JoinedStr) -> Value:
@@ -771,6 +783,31 @@ def _none_test(test: ast.AST) -> Optional[Tuple[str, str]]:
     if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq))
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
         return _name_attr(test.left)
+    return None
+
+
+def _unset_target(test: ast.AST) -> Optional[Tuple[str, ...]]:
+    """What ``test`` holds exactly when it is unset, as (name,) or (root name, attr): ``not x``,
+    ``x is None``, ``x == 0``, ``x <= 0``, ``x < 1``, or several of these joined by ``or``
+    (``if args.workers is None or args.workers == 0:``)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        targets = {_unset_target(value) for value in test.values}
+        return targets.pop() if len(targets) == 1 and None not in targets else None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _target_key(test.operand)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
+        op, bound = type(test.ops[0]), test.comparators[0].value
+        if ((op in (ast.Is, ast.Eq) and bound is None) or (op is ast.Eq and bound == 0 and type(bound) is int)
+                or (op is ast.LtE and bound == 0) or (op is ast.Lt and bound == 1)):
+            return _target_key(test.left)
+    return None
+
+
+def _target_key(node: ast.AST) -> Optional[Tuple[str, ...]]:
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return (node.value.id, node.attr)
     return None
 
 

@@ -99,6 +99,7 @@ class AttrStore(NamedTuple):
     loop: int = -1
     block: int = -1  # the innermost conditional block of its scope it is made in (-1: always runs)
     key: Optional[Value] = None  # for ``target[key] = value``
+    fills: bool = False  # made directly in the body of ``if target.attr == 0:`` (or None, or falsy)
 
 
 @dataclass
@@ -124,7 +125,8 @@ class FunctionSummary:
     guarded: bool = False  # defined under the main guard
     end_row: int = 0
     blocks: Tuple[Tuple[int, int, int], ...] = ()  # conditional blocks: (parent, first row, last row)
-    main_only: Tuple[Tuple[int, int], ...] = ()  # rows of branches only the main process takes (no worker info)
+    main_only: Tuple[Span, ...] = ()  # branches (blocks, or expressions of an `a if b else c`) only the main process takes
+    fills: Tuple[Tuple[str, int], ...] = ()  # (name, position) of bindings made directly in ``if name == 0:`` (or None, falsy)
 
 
 @dataclass

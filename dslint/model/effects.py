@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
-from ..analysis.summary import CallSite
+from ..analysis.summary import CallSite, Span
 from ..analysis.values import Attr, Call, Name, last_name
 from .externals import device_kind, device_target
 from .objects import Cls, Ctx, Ext, Func, Inst, Lit, PositiveInt, SiteRef
@@ -54,9 +54,13 @@ def calls_of(model: "Model", func: Func, self_obj=None) -> Iterator[Tuple[SiteRe
     ctx = Ctx(func.module, func.qualname, None, None, self_obj)
     for index in sites_in_scope(model.project, func.module, func.qualname):
         site = summary.calls[index]
-        if main_only and any(first <= site.span.row <= last for first, last in main_only):
+        if main_only and any(_within(site.span, branch) for branch in main_only):
             continue
         yield SiteRef(func.module, index), site, ctx
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (outer.row, outer.col) <= (inner.row, inner.col) and (inner.end_row, inner.end_col) <= (outer.end_row, outer.end_col)
 
 
 def callee_names(model: "Model", site: CallSite, ctx: Ctx):

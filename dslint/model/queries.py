@@ -1211,15 +1211,16 @@ class Model:
         """Callables handed to what starts processes and pickles them for each (``mp.spawn(fn)``,
         ``Process(target=fn)``, ``pool.map(fn, ...)``), with what they hold, as ``pickled``
         gives them; the role names the starter. Only in modules that import ``multiprocessing``
-        or ``concurrent`` (where such a call can be)."""
+        or ``concurrent``, at module level or in a function (where such a call can be), or
+        where the call names it (``torch.multiprocessing.spawn`` after ``import torch``)."""
         from .libraries import PROCESS_TARGET_NAMES, process_target
 
         out: List[Tuple[object, str, Trail]] = []
         for name in sorted(PROCESS_TARGET_NAMES):
             for ref in self.project.calls_named(name):
-                if not self._imports_processes(ref.module):
-                    continue
                 site = self.project.call(ref)
+                if not self._imports_processes(ref.module) and ".multiprocessing." not in f".{dotted(site.func)}.":
+                    continue
                 ctx = Ctx(ref.module, site.scope)
                 for found in self.resolver.eval(site.func, ctx):
                     if not isinstance(found.obj, Ext):
@@ -1238,7 +1239,8 @@ class Model:
         found = self._process_modules.get(module)
         if found is None:
             summary = self.project.summary(module)
-            paths = [b.value.path for items in (summary.bindings.values() if summary else ()) for b in items
+            scopes = [summary, *summary.functions.values()] if summary else []
+            paths = [b.value.path for scope in scopes for items in scope.bindings.values() for b in items
                      if b.kind == "import" and isinstance(b.value, Imported)]
             paths += [i.path for i in (summary.imports if summary else ()) if isinstance(i, Imported)]
             found = self._process_modules[module] = any("multiprocessing" in p or p.startswith("concurrent")

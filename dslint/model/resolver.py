@@ -156,6 +156,12 @@ def join(parts: Iterable[Results]) -> Results:
     return tuple(seen.values())
 
 
+def set_values(results: Results) -> Results:
+    """``results`` without the values an ``if x == 0:`` / ``if x is None:`` / ``if not x:``
+    test catches: what is left after a body that sets ``x`` when it holds."""
+    return tuple(f for f in results if type(f.obj) is not Lit or f.obj.value)
+
+
 def one(obj: Obj, trail: Trail = ()) -> Results:
     return (Found(obj, trail),)
 
@@ -275,15 +281,19 @@ class Resolver:
 
     def bindings(self, function: FunctionSummary, name: str, bindings, ctx: Ctx) -> Results:
         parts = []
+        fills = [b.pos for b in bindings if (name, b.pos) in function.fills] if function.fills else ()
         for binding in bindings:
             if binding.kind == "param":
-                parts.append(self.param(function, name, ctx))
+                part = self.param(function, name, ctx)
             elif binding.kind == "import":
-                parts.append(self.imported(binding.value, ctx.module))
+                part = self.imported(binding.value, ctx.module)
             elif binding.kind == "other":
-                parts.append(UNKNOWN_RESULT)
+                part = UNKNOWN_RESULT
             else:
-                parts.append(self.eval(binding.value, ctx))
+                part = self.eval(binding.value, ctx)
+            if fills and any(binding.pos < pos for pos in fills):
+                part = set_values(part)  # ``if n == 0: n = ...`` after it replaced its unset values
+            parts.append(part)
         return join(parts)
 
     def class_bindings(self, klass: ClassSummary, name: str, ctx: Ctx) -> Results:
@@ -701,11 +711,11 @@ class Resolver:
         """``own()`` (what the object says ``name`` is), replaced by what the code that built it
         unconditionally sets there afterwards (``cfg = Cfg(); cfg.workers = 8``), or joined
         with what is set elsewhere or under a condition."""
-        always, sometimes = self._outside_stores(obj, name)
+        always, sometimes, fills = self._outside_stores(obj, name)
         if always:
             return join(always + sometimes)
         if sometimes:
-            return join([own()] + sometimes)
+            return join([set_values(own()) if fills else own()] + sometimes)
         return own()
 
     def _outside_stores(self, obj, name: str):
@@ -713,14 +723,14 @@ class Resolver:
         found = self._overrides.get(key)
         if found is not None:
             return found
-        self._overrides[key] = ([], [])  # recursion guard
+        self._overrides[key] = ([], [], False)  # recursion guard
         if self._stores_outside is None:
             self._stores_outside = {}
             for info in self.project.eager_modules():
                 for store in info.summary.stores:
                     if store.kind == "assign" and store.attr != "[]" and not self._on_own_self(info.key, store):
                         self._stores_outside.setdefault(store.attr, []).append((info.key, store))
-        always, sometimes = [], []
+        always, sometimes, fills = [], [], False
         for module, store in self._stores_outside.get(name, ()):
             ctx = Ctx(module, store.scope)
             if not any(_same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
@@ -733,8 +743,9 @@ class Resolver:
                 known = tuple(f for f in value if not isinstance(f.obj, Top))
                 if known:  # a value set only sometimes adds what is known of it; the default still holds
                     sometimes.append(known)
-        self._overrides[key] = (always, sometimes)
-        return always, sometimes
+                    fills = fills or store.fills  # a body of ``if x.attr == 0:`` replaces the unset default
+        self._overrides[key] = (always, sometimes, fills)
+        return always, sometimes, fills
 
     def _on_own_self(self, module: str, store) -> bool:
         function = self.project.function(module, store.scope) if store.scope else None
@@ -761,12 +772,14 @@ class Resolver:
         for item in self.mro(cls):
             if not isinstance(item, Cls):
                 continue
-            for function, store in self.self_stores(item).get(name, ()):
-                if store.kind == "del":
-                    continue
+            stores = [(f, s) for f, s in self.self_stores(item).get(name, ()) if s.kind != "del"]
+            for function, store in stores:
                 ctx = self.method_ctx(inst, item.module, function)
                 step = Step(item.module, store.span, f"stored as `self.{name}`")
-                parts.append(extend(self.eval(store.value, ctx), step))
+                part = extend(self.eval(store.value, ctx), step)
+                if any(other.fills and other.scope == store.scope and other.span > store.span for _, other in stores):
+                    part = set_values(part)  # ``if self.x == 0: self.x = ...`` after it in the same method
+                parts.append(part)
             if parts:
                 return join(parts)
             field = self.field(item, inst, name)
