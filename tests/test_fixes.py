@@ -253,6 +253,34 @@ def test_text_summary_counts_no_fix_for_a_module_level_handle(tmp_path):
     assert [f["fix"] for f in planned] == [None]
 
 
+SHARED_DICT = (
+    "from torch.utils.data import DataLoader\n\n"
+    "BASE = dict(batch_size=32, num_workers=0, persistent_workers=True, prefetch_factor=2)\n\n\n"
+    "def main(ds):\n"
+    "    for x in DataLoader(ds, **{**BASE, \"num_workers\": 4}):\n        pass\n"
+    "    for x in DataLoader(ds, **BASE):\n        pass\n\n\n"
+    "if __name__ == \"__main__\":\n    main([1])\n"
+)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_keyword_in_a_dict_other_loaders_copy_is_not_rewritten(shared, tmp_path):
+    """DSL201/202 report the keywords where `BASE` holds them; removing them there would also
+    take persistence and prefetching from the four-worker loader copying `BASE`, so no fix
+    is offered; with `BASE` given to one loader only, the dict is fixed."""
+    text = SHARED_DICT if shared else SHARED_DICT.replace(
+        "    for x in DataLoader(ds, **{**BASE, \"num_workers\": 4}):\n        pass\n", "")
+    (tmp_path / "train.py").write_text(text, encoding="utf-8")
+    found = json.loads(run_cli("check", "--no-cache", "--output-format", "json", ".", cwd=tmp_path).stdout)
+    assert sorted((f["code"], f["location"]["row"]) for f in found) == [("DSL201", 3), ("DSL202", 3)]
+    assert all((f["fix"] is None) == shared for f in found), found
+    _fix(".", cwd=tmp_path)
+    after = (tmp_path / "train.py").read_text(encoding="utf-8")
+    assert (after == text) == shared
+    if not shared:
+        assert "BASE = dict(batch_size=32, num_workers=0)\n" in after, after
+
+
 def test_config_fix_true(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.dslint]\nfix = true\n", encoding="utf-8")
     source = textwrap.dedent(

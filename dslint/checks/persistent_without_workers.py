@@ -50,14 +50,17 @@ def check(model: Model) -> Iterator[Finding]:
         else:
             suggestion = "remove it"
         zero_trail = workers.trail("zero")
+        in_place = loaders.rewritable_in_place(model.resolver, loader, given, count, "persistent_workers", model.loaders())
         yield finding(
             model, CODE, module, given.span,
             f"{argument_label(model, module, given.span, keyword)} with {workers.describe()} workers"
             f"{default_note(model, zero_trail, module)} raises `ValueError: persistent_workers option needs "
             f"num_workers > 0`: {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + zero_trail,
-            # a library's own keyword is left to its author; a mapping's entry is not rewritten
-            fixable=keyword == "persistent_workers" and keyword_value(model, module, given.span) is not None,
+            # a library's own keyword is left to its author; a mapping's entry is not rewritten,
+            # nor a keyword other loaders take from the same dict
+            fixable=keyword == "persistent_workers" and keyword_value(model, module, given.span) is not None
+            and in_place, in_place=in_place,
             **loaders.fix_facts(model.resolver, loader),
         )
 

@@ -57,11 +57,13 @@ def check(model: Model) -> Iterator[Finding]:
                 suggestion = (f"use `{keyword}={value_text} if {count_text} > 0 else None`"
                               if count_text else "remove it")
             how = workers.describe() + default_note(model, workers.trail("zero"), module)
+        in_place = loaders.rewritable_in_place(model.resolver, loader, given, count, "prefetch_factor", model.loaders())
         yield finding(
             model, CODE, module, given.span,
             f"{argument_label(model, module, given.span, keyword)} with {how} workers raises "
             f"`{loaders.error_for(model.resolver, loader, 'prefetch_factor', ERROR)}`: {suggestion}",
             (loaders.construction_step(model.resolver, loader),) + workers.trail("zero"),
             tested=tested, **loaders.fix_facts(model.resolver, loader),
-            **({} if value_text is not None else {"fixable": False}),  # a mapping's entry is not rewritten
+            # a mapping's entry is not rewritten, nor a keyword other loaders take from the same dict
+            in_place=in_place, **({} if value_text is not None and in_place else {"fixable": False}),
         )

@@ -89,6 +89,8 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     workers = _workers_arg(call, site.known_loader)
     if workers is None and site.workers_source is not None:
         raise Decline("num_workers given outside this call")
+    if item.fact("in_place") is False:
+        raise Decline("the worker count is written elsewhere, or other loaders take this keyword from the same dict")
     fix = FixPlan(CODE, "", "safe", key=(CODE, id(arg)))
     if workers is None or isinstance(workers.value, cst.Integer):  # no count here, or a literal one
         fix.message = "Remove `persistent_workers=...`"

@@ -1,7 +1,8 @@
 """DSL202 (safe): ``prefetch_factor`` with zero workers.
 
-``num_workers`` absent: remove the argument with its separating comma (as DSL201 does).
-``num_workers=<expr>`` in the same call: ``prefetch_factor=<value> if <expr> > 0 else None``.
+``num_workers`` absent or a literal (zero): remove the argument with its separating comma
+(as DSL201 does; the default is None). ``num_workers=<expr>`` in the same call:
+``prefetch_factor=<value> if <expr> > 0 else None``.
 A conditional that tests the workers itself and picks a value for zero is left to the
 author (which branch was meant is not clear).
 """
@@ -36,8 +37,10 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     workers = _workers_arg(call, site.known_loader)
     if workers is None and site.workers_source is not None:
         raise Decline("num_workers given outside this call")
+    if item.fact("in_place") is False:
+        raise Decline("the worker count is written elsewhere, or other loaders take this keyword from the same dict")
     fix = FixPlan(CODE, "", "safe", key=(CODE, id(arg)))
-    if workers is None:
+    if workers is None or isinstance(workers.value, cst.Integer):  # no count here, or a literal (zero) one
         fix.message = "Remove `prefetch_factor=...`"
         fix.on_node(call, dropping("prefetch_factor"))
         return fix

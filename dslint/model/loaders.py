@@ -329,9 +329,10 @@ def argument_source(resolver: "Resolver", inst, name: str) -> Optional[ArgumentS
 
 def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, key: str,
                   depth: int = 0) -> Optional[ArgumentSource]:
-    """``key`` inside a ``**mapping`` argument: a ``dict(...)`` call's keyword, a dict display's
-    entry (reported at the ``**``), or the keyword a caller passed into ``**kwargs``."""
-    from ..analysis.values import Const
+    """``key`` inside a ``**mapping`` argument: put into the dict after it is made, a
+    ``dict(...)`` call's keyword, a dict display's entry (reported at the ``**``), or the
+    keyword a caller passed into ``**kwargs``; through copies (``dict(BASE, k=v)``,
+    ``{**BASE, "k": v}``, ``BASE.copy()``), the last entry for a key winning."""
     from .objects import Container, Kwargs
 
     if depth > 3:
@@ -339,17 +340,12 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
     for found in resolver.eval(mapping, ctx):
         obj = found.obj
         if isinstance(obj, Container) and obj.kind == "dict":
-            if obj.site is not None:
-                call = resolver.project.call(obj.site)
-                for (name, value), inner in zip(call.keywords, call.keyword_spans):
-                    if name == key:
-                        return ArgumentSource(value, obj.ctx, obj.site, inner)
-            for name, value in zip(obj.value.keys, obj.value.values):
-                if isinstance(name, Const) and name.value == key:
-                    return ArgumentSource(value, obj.ctx, site, span)
             put = _put_in_later(resolver, mapping, ctx, obj, site, span, key, depth)
             if put is not None:
                 return put
+            entry = _dict_entry(resolver, obj, site, span, key, depth)
+            if entry is not None:
+                return entry
         elif isinstance(obj, Kwargs) and obj.ctx.call is not None:
             call = resolver.project.call(obj.ctx.call)
             caller = obj.ctx.caller or Ctx(obj.ctx.call.module, call.scope)
@@ -361,6 +357,29 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
                     deeper = _splat_source(resolver, value, caller, obj.ctx.call, inner, key, depth + 1)
                     if deeper is not None:
                         return deeper
+    return None
+
+
+def _dict_entry(resolver: "Resolver", container, site: SiteRef, span, key: str,
+                depth: int) -> Optional[ArgumentSource]:
+    """``key`` among the entries of a dict display or ``dict(...)`` call, last first: a
+    keyword of the call (where it is written), a literal key (reported at the ``**``), or
+    inside a mapping copied into it (``{**BASE}``, ``dict(BASE)``)."""
+    from ..analysis.values import Const
+
+    written = {}
+    if container.site is not None:
+        call = resolver.project.call(container.site)
+        written = {name: inner for (name, _), inner in zip(call.keywords, call.keyword_spans) if name is not None}
+    for name, value in reversed(tuple(zip(container.value.keys, container.value.values))):
+        if name is None:
+            copied = _splat_source(resolver, value, container.ctx, site, span, key, depth + 1)
+            if copied is not None:
+                return copied
+        elif isinstance(name, Const) and name.value == key:
+            if key in written:
+                return ArgumentSource(value, container.ctx, container.site, written[key])
+            return ArgumentSource(value, container.ctx, site, span)
     return None
 
 
@@ -441,6 +460,29 @@ def when_workers_zero(resolver: "Resolver", inst, name: str) -> Tuple[Optional[R
         value = zeroed
     step = Step(given.site.module, given.span, f"argument `{name}`")
     return tuple(Found(f.obj, (step,) + f.trail) for f in resolver.eval(value, given.ctx)), tested
+
+
+def shared_elsewhere(resolver: "Resolver", inst, given: ArgumentSource, name: str, everything) -> bool:
+    """The ``name=`` keyword ``given`` for ``inst`` is written outside the loader's own call
+    (in a ``dict(...)`` splatted into it, or copied: ``{**BASE, ...}``) and another loader
+    of ``everything`` takes it from there too: rewriting it there changes that loader."""
+    if any(source.site == given.site for source in sources(resolver, inst)):
+        return False
+    for other in everything:
+        if other is inst:
+            continue
+        found = argument_source(resolver, other, name)
+        if found is not None and found.site == given.site and found.span == given.span:
+            return True
+    return False
+
+
+def rewritable_in_place(resolver: "Resolver", inst, given: ArgumentSource, count: Optional[ArgumentSource],
+                        name: str, everything) -> bool:
+    """Whether a fixer may rewrite the ``name=`` keyword ``given`` where it is written: the
+    worker count is absent or written in the same call, and no other loader takes the
+    keyword from there."""
+    return (count is None or count.site == given.site) and not shared_elsewhere(resolver, inst, given, name, everything)
 
 
 def fix_facts(resolver: "Resolver", inst) -> dict:

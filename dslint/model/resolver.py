@@ -1036,7 +1036,7 @@ class Resolver:
         if not isinstance(display, DictDisplay):
             return None
         stored = [value for k, value in self.item_stores(container) if k == key]
-        for k, v in zip(display.keys, display.values):
+        for k, v in reversed(tuple(zip(display.keys, display.values))):  # the last entry for a key wins
             if k is None:
                 nested = self.splat_lookup(v, container.ctx, key) if isinstance(key, str) else None
                 if nested is not None:
@@ -1185,6 +1185,8 @@ class Resolver:
             return externals.kwargs_get(self, obj, ref, ctx)
         if isinstance(obj, Container) and obj.kind == "dict" and name in ("get", "pop", "setdefault"):
             return externals.dict_get(self, obj, ref, ctx)
+        if isinstance(obj, Container) and obj.kind == "dict" and name == "copy":
+            return (receiver,)  # the same entries (``kwargs = BASE.copy()``)
         if isinstance(obj, Gen) and name in ("__next__", "send"):
             return self.iterate(receiver)
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
