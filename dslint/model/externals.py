@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator as _op
 from typing import TYPE_CHECKING, Optional
 
-from ..analysis.values import Const, DictDisplay, Op, Starred
+from ..analysis.values import Const, DictDisplay, Op, Seq, Starred
 from .libraries import PASS_THROUGH
 from .objects import (
     UNKNOWN_RESULT,
@@ -138,6 +138,10 @@ def operator(resolver: "Resolver", value: Op, ctx: Ctx) -> Results:
         return one(Lit(decided == "false")) if decided != "unknown" else UNKNOWN_RESULT
     if op == "neg":
         return _fold(resolver, value.args, ctx, lambda a: -a)
+    if op == "+":
+        kind = _sequence_kind(resolver, value.args, ctx)
+        if kind is not None:  # ``ops = ops + [Lambda(f)]``, ``ops += [...]``: a list holding both
+            return (Found(Container(kind, Seq(kind, tuple(Starred(a) for a in value.args)), ctx), ()),)
     if op in ARITHMETIC:
         return _fold(resolver, value.args, ctx, ARITHMETIC[op], op)
     if op in COMPARISONS:
@@ -145,6 +149,16 @@ def operator(resolver: "Resolver", value: Op, ctx: Ctx) -> Results:
     if op == "fstr":
         return _fstring(resolver, value.args, ctx)
     return UNKNOWN_RESULT
+
+
+def _sequence_kind(resolver: "Resolver", operands, ctx: Ctx) -> Optional[str]:
+    """"list" or "tuple" when an operand of ``+`` is a list or tuple display: the sum is
+    their concatenation."""
+    for operand in operands:
+        for found in resolver.eval(operand, ctx):
+            if isinstance(found.obj, Container) and found.obj.kind in ("list", "tuple"):
+                return found.obj.kind
+    return None
 
 
 def _boolean(resolver: "Resolver", op: str, operands, ctx: Ctx) -> Results:

@@ -1266,7 +1266,7 @@ class Model:
                 continue
             seen.add(obj)
             out.append((obj, role, trail))
-            if depth >= 4:
+            if depth >= 6:
                 continue
             for child, step in self._pickled_children(obj):
                 queue.append((child.obj, role, trail + ((step,) if step else ()) + child.trail, depth + 1))

@@ -1110,8 +1110,9 @@ class Resolver:
         if isinstance(display, DictDisplay):
             return join([join(self.eval(v, container.ctx) for v in display.values)]
                         + [value for _, value in self.item_stores(container)])
-        if isinstance(display, Seq):
-            return join([join(self.eval(v, container.ctx) for v in display.items), self.appended(container)])
+        if isinstance(display, Seq):  # ``[*head, x]`` holds the items of ``head``
+            return join([join(join(self.iterate(f) for f in self.eval(v.value, container.ctx)) if type(v) is Starred
+                              else self.eval(v, container.ctx) for v in display.items), self.appended(container)])
         return UNKNOWN_RESULT
 
     def appended(self, container: Container, in_loops: bool = False) -> Results:
@@ -1271,7 +1272,8 @@ class Resolver:
         if kind is Container:
             if isinstance(obj.value, DictDisplay):
                 return join(self.eval(k, obj.ctx) for k in obj.value.keys if k is not None)
-            return join(self.eval(v, obj.ctx) for v in obj.value.items if not isinstance(v, Starred))
+            return join(join(self.iterate(f) for f in self.eval(v.value, obj.ctx)) if type(v) is Starred
+                        else self.eval(v, obj.ctx) for v in obj.value.items)
         if kind is Gen:
             function = self.project.function(obj.func.module, obj.func.qualname)
             if function is None:
