@@ -26,7 +26,7 @@ def check(model: Model) -> Iterator[Finding]:
     for loader, workers, function in model.worker_runs():
         if (workers is not None and workers.threads) or not model.fork_started(loader):
             continue
-        work = effects.cuda_work(model, function.func, function.self_obj)
+        work = effects.cuda_work(model, function.func, function.self_obj, function.bound)
         if work is None or (work.module, work.index) in reported:
             continue
         reported.add((work.module, work.index))

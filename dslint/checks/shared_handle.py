@@ -21,6 +21,8 @@ CODE = "DSL104"
 HANDLE_CONSTRUCTORS = frozenset({
     "cv2.VideoCapture", "h5py.File", "lmdb.open", "lmdb.Environment", "sqlite3.connect", "builtins.open", "io.open",
     "tarfile.open", "tarfile.TarFile", "zipfile.ZipFile", "PIL.ImageFont.truetype",
+    # video and table readers holding a decoder or an HDF5 file and their read position
+    "decord.VideoReader", "decord.AudioReader", "av.open", "pandas.HDFStore", "tables.open_file",
 })
 
 

@@ -40,6 +40,9 @@ CLOSE = {
     "tarfile.open": "close",
     "tarfile.TarFile": "close",
     "zipfile.ZipFile": "close",
+    "av.open": "close",
+    "pandas.HDFStore": "close",
+    "tables.open_file": "close",
 }
 
 

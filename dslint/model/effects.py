@@ -43,7 +43,7 @@ class Effect(NamedTuple):
     what: str  # source-level description
 
 
-def calls_of(model: "Model", func: Func, self_obj=None) -> Iterator[Tuple[SiteRef, CallSite, Ctx]]:
+def calls_of(model: "Model", func: Func, self_obj=None, bound=None) -> Iterator[Tuple[SiteRef, CallSite, Ctx]]:
     """The calls of ``func`` a DataLoader worker makes: not those in a branch only the main
     process takes (``if get_worker_info() is None:``)."""
     summary = model.project.summary(func.module)
@@ -51,7 +51,8 @@ def calls_of(model: "Model", func: Func, self_obj=None) -> Iterator[Tuple[SiteRe
         return
     function = summary.functions.get(func.qualname)
     main_only = function.main_only if function is not None else ()
-    ctx = Ctx(func.module, func.qualname, None, None, self_obj)
+    ctx = Ctx(func.module, func.qualname, bound[0], bound[1], self_obj, 1) if bound else \
+        Ctx(func.module, func.qualname, None, None, self_obj)  # ``bound``: a partial's call binds the parameters
     for index in sites_in_scope(model.project, func.module, func.qualname):
         site = summary.calls[index]
         if main_only and any(_within(site.span, branch) for branch in main_only):
@@ -73,8 +74,8 @@ def _text(model: "Model", ref: SiteRef, site: CallSite) -> str:
     return f"`{text}`" if len(text) <= 60 else f"`{text[:57]}...`"
 
 
-def cuda_work(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
-    for ref, site, ctx in calls_of(model, func, self_obj):
+def cuda_work(model: "Model", func: Func, self_obj=None, bound=None) -> Optional[Effect]:
+    for ref, site, ctx in calls_of(model, func, self_obj, bound):
         name = last_name(site.func)
         if name == "cuda" and isinstance(site.func, Attr):
             receivers = model.resolver.eval(site.func.base, ctx)
@@ -114,9 +115,10 @@ def thread_setting(model: "Model", func: Func, self_obj=None) -> Optional[Effect
 
 
 def uses_cv2(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
-    """An OpenCV call that is not a thread setting."""
+    """An OpenCV call that is not a thread setting (``cv2.imread(p)``, or ``imread(p)`` after
+    ``from cv2 import imread``)."""
     for ref, site, ctx in calls_of(model, func, self_obj):
-        if not isinstance(site.func, Attr) or site.func.name in CV2_THREAD_SETTINGS:
+        if type(site.func) not in (Attr, Name) or last_name(site.func) in CV2_THREAD_SETTINGS:
             continue
         if any(q.startswith("cv2.") for q in callee_names(model, site, ctx)):
             return Effect(ref.module, ref.index, site, _text(model, ref, site))

@@ -321,6 +321,9 @@ def matches(qualname: str, names: Iterable[str]) -> bool:
     return False
 
 
+RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
+
+
 class Libraries:
     def __init__(self, loader_classes: Sequence[str] = (), loader_factories: Sequence[str] = ()):
         # configured loaders take DataLoader's arguments; a factory's only positional is the dataset
@@ -452,6 +455,8 @@ class Libraries:
             return tuple(Found(Namespace(f.obj)) for f in resolver.eval(base, ctx) if isinstance(f.obj, Inst))
         if self.wrapper_named(qualname) is not None:
             return self.prepared(resolver, inst, index)
+        if qualname in RANDOM_SPLIT:  # each part is a Subset of the dataset (the call's first argument)
+            return (Found(Inst(Ext("torch.utils.data.Subset"), inst.site, inst.ctx)),)
         return None
 
     def prepared(self, resolver: "Resolver", inst: Inst, index: int) -> Results:

@@ -176,6 +176,11 @@ class DatasetChange(NamedTuple):
     trail: Trail  # the calls from the epoch loop to it, then where the method assigns
 
 
+# Attributes code sets on a library object after building it that pickle then carries to the
+# workers: a dataset's transforms (``full.transform = ...`` after ``random_split(full, ...)``).
+SET_AFTER_ATTRS = ("transform", "target_transform", "transforms")
+
+
 class WorkerFunction(NamedTuple):
     """A function a loader's workers run, reached through ``trail`` (entry first)."""
 
@@ -183,6 +188,7 @@ class WorkerFunction(NamedTuple):
     self_obj: object
     role: str  # dataset | collate_fn | worker_init_fn | transform | called
     trail: Trail
+    bound: Optional[Tuple[SiteRef, Ctx]] = None  # the ``functools.partial(func, ...)`` call binding its arguments
 
 
 class Model:
@@ -1134,9 +1140,14 @@ class Model:
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
             method = self.resolver.method(obj.cls, "__call__")
             return [WorkerFunction(method, obj, role, trail)] if method is not None else []
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "functools.partial" and obj.site:
+            bound = (obj.site, obj.ctx or Ctx(obj.site.module, self.project.call(obj.site).scope))
+            return [WorkerFunction(found.obj, None, role, trail + found.trail, bound)  # its keywords bind parameters
+                    for found in self.resolver.keyword_at(obj.site, obj.ctx, "func", 0) or ()
+                    if isinstance(found.obj, Func)]
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
             out: List[WorkerFunction] = []
-            for found in self.constructor_arguments(obj):  # Compose([...]), partial(f, ...), Lambda(f)
+            for found in self.constructor_arguments(obj):  # Compose([...]), Lambda(f)
                 out.extend(self.callable_entries(found.obj, role, trail + found.trail, depth + 1))
             return out
         if isinstance(obj, Container):
@@ -1153,7 +1164,7 @@ class Model:
         queue = list(entries)
         while queue and len(result) < MAX_WORKER_FUNCTIONS:
             entry = queue.pop(0)
-            key = (entry.func, entry.self_obj)
+            key = (entry.func, entry.self_obj, entry.bound)
             if key in seen:
                 continue
             seen.add(key)
@@ -1295,6 +1306,9 @@ class Model:
         elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
             for found in self.constructor_arguments(obj):
                 yield found, None
+            for name in SET_AFTER_ATTRS:  # ``full.transform = Compose([...])`` after ``ImageFolder(root)``
+                for found in self.resolver.set_after(obj, name):
+                    yield found, None
         elif isinstance(obj, Container):
             for found in self.resolver.container_values(obj):
                 yield found, None

@@ -718,6 +718,12 @@ class Resolver:
             return join([set_values(own()) if fills else own()] + sometimes)
         return own()
 
+    def set_after(self, obj, name: str) -> Results:
+        """What code outside ``obj``'s class sets as ``obj.name`` after building it
+        (``full.transform = Compose([...])`` on a torchvision dataset)."""
+        always, sometimes, _ = self._outside_stores(obj, name)
+        return join(always + sometimes) if always or sometimes else ()
+
     def _outside_stores(self, obj, name: str):
         key = (obj, name)
         found = self._overrides.get(key)
