@@ -203,6 +203,7 @@ class Model:
         self._moves: Optional[List[Move]] = None
         self._handoffs: List[str] = []  # see ``_handoff_modules`` (set with the iterations)
         self._worker_code: Dict[object, List[WorkerFunction]] = {}
+        self._held: Dict[object, List[Tuple[Found, Step]]] = {}
         self._contexts: Dict[Tuple[str, str, int], List[Ctx]] = {}
         self._is_dataset: Dict[object, bool] = {}
         self._managed_scopes: Dict[Tuple[str, str], bool] = {}
@@ -1080,34 +1081,47 @@ class Model:
         self._worker_code[key] = result
         return result
 
-    def dataset_entries(self, obj, trail: Trail, depth: int = 0) -> List[WorkerFunction]:
-        """The methods a worker calls on a dataset object (and on datasets it wraps)."""
+    def dataset_entries(self, obj, trail: Trail, depth: int = 0,
+                        expanded: Optional[Dict[object, int]] = None) -> List[WorkerFunction]:
+        """The methods a worker calls on a dataset object (and on datasets it wraps).
+        ``expanded``: the depth each object was expanded at in this walk; one reached again no
+        shallower adds nothing new (wrapper datasets of wrapper datasets fan out)."""
         entries: List[WorkerFunction] = []
         if depth > 3:
             return entries
+        expanded = {} if expanded is None else expanded
+        if expanded.get(obj, 99) <= depth:
+            return entries
+        expanded[obj] = depth
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
             for name in WORKER_METHODS:
                 method = self.resolver.method(obj.cls, name)
                 if method is not None:
                     entries.append(WorkerFunction(method, obj, "dataset", trail))
             for held, step in self.held_datasets(obj):  # a wrapper (RepeatDataset) indexes what it holds
-                entries.extend(self.dataset_entries(held.obj, trail + (step,) + held.trail, depth + 1))
+                entries.extend(self.dataset_entries(held.obj, trail + (step,) + held.trail, depth + 1, expanded))
         elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
             # a library dataset (ImageFolder(transform=...), ConcatDataset([...])): what it was given runs in workers
             for found in self.constructor_arguments(obj):
                 if found.obj == obj:
                     continue
                 entries.extend(self.callable_entries(found.obj, "transform", trail + found.trail, depth + 1))
-                entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1))
+                entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1, expanded))
         elif isinstance(obj, Container):
             for found in self.resolver.container_values(obj):
-                entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1))
+                entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1, expanded))
         return entries
 
     def held_datasets(self, dataset: Inst) -> List[Tuple[Found, Step]]:
         """The datasets a project dataset keeps on ``self`` (a wrapper's ``self.dataset``, the list a
         concatenating dataset holds), each with the step that stores it: the wrapper's
         ``__getitem__`` indexes them, so their code runs where the wrapper's does."""
+        found = self._held.get(dataset)
+        if found is None:
+            found = self._held[dataset] = self._held_datasets(dataset)
+        return found
+
+    def _held_datasets(self, dataset: Inst) -> List[Tuple[Found, Step]]:
         out = []
         for child, step in self._pickled_children(dataset):
             if step is None:
