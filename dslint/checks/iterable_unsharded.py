@@ -15,8 +15,8 @@ from typing import Iterator, Set
 from ..analysis.values import Attr, Starred, root_name
 from ..diagnostics import Finding
 from ..model import effects, loaders
-from ..model.objects import Cls, Ctx, Ext, Func, Gen, Inst, Iterated, Managed, Step, Top
-from ..model.queries import Model
+from ..model.objects import Cls, Container, Ctx, Ext, Func, Gen, Inst, Iterated, Managed, Step, Top
+from ..model.queries import Model, WorkerFunction
 from .base import finding, where
 
 CODE = "DSL401"
@@ -100,8 +100,9 @@ def _shards(model: Model, loader, dataset: Inst) -> bool:
     return False
 
 
-def _delegates(model: Model, func: Func, dataset: Inst) -> bool:
-    """``__iter__`` iterates something it was given (``self.dataset``): that decides the sharding."""
+def _delegates(model: Model, func: Func, dataset: Inst, depth: int = 0) -> bool:
+    """``__iter__`` iterates something it was given (``self.dataset``): that decides the sharding
+    (a project stream that never shards hands over nothing: ``DataPipeline(SimpleShardList(...), ...)``)."""
     summary = model.project.summary(func.module)
     function = model.function_summary(func)
     self_name = function.params[0].name if function.params else "self"
@@ -111,9 +112,10 @@ def _delegates(model: Model, func: Func, dataset: Inst) -> bool:
         if root_name(value) != self_name:
             continue
         results = model.resolver.eval(value, Ctx(func.module, func.qualname, None, None, dataset))
-        if any(_stream_like(model, f.obj) for f in results):
+        if any(_stream_like(model, f.obj) and _may_shard(model, f.obj, depth) for f in results):
             return True
-        if any(isinstance(f.obj, Top) for f in results) and any(word in _attribute_name(value) for word in STREAM_WORDS):
+        if any(isinstance(f.obj, Top) for f in results) and any(word in _attribute_name(value) for word in STREAM_WORDS) \
+                and not _list_attribute(model, value, func, dataset):
             return True  # ``self.dataset`` / ``self.source`` given from outside: that one decides
     return False
 
@@ -121,10 +123,37 @@ def _delegates(model: Model, func: Func, dataset: Inst) -> bool:
 STREAM_WORDS = ("dataset", "source", "pipe", "stream", "iter", "loader", "data_iter")
 
 
+def _list_attribute(model: Model, value, func: Func, dataset: Inst) -> bool:
+    """The attribute ``value`` goes through holds a list (``self.pipeline[1:]`` of a pipeline's
+    stages): iterating it goes through data, not a stream handed over."""
+    while not isinstance(value, Attr) and hasattr(value, "base"):
+        value = value.base
+    if not isinstance(value, Attr):
+        return False
+    held = model.resolver.eval(value, Ctx(func.module, func.qualname, None, None, dataset))
+    return any(isinstance(f.obj, Container) and f.obj.kind in ("list", "tuple") for f in held)
+
+
 def _attribute_name(value) -> str:
     while not isinstance(value, Attr) and hasattr(value, "base"):
         value = value.base
     return value.name.lower() if isinstance(value, Attr) else ""
+
+
+def _may_shard(model: Model, obj, depth: int) -> bool:
+    """Whether iterating the stream ``obj`` may split it by worker: anything but a project
+    iterable whose own iteration (and what it calls) never consults the worker info, was
+    given no splitter and hands over to no stream that may."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Cls)) or depth >= 2:
+        return True
+    iterator = model.resolver.method(obj.cls, "__iter__")
+    if iterator is None:
+        return True
+    if _given_splitter(model, obj) or _described_splitting(model, obj):
+        return True
+    entries = model._closure([WorkerFunction(iterator, obj, "dataset", ())])
+    return any(effects.consults_worker_info(model, e.func) or
+               (e.self_obj == obj and _delegates(model, e.func, obj, depth + 1)) for e in entries)
 
 
 def _stream_like(model: Model, obj) -> bool:

@@ -186,6 +186,7 @@ class Resolver:
         self._super_sites: Optional[Dict[SiteRef, Inst]] = None
         self._overrides: Dict[tuple, tuple] = {}
         self._item_stores: Dict[str, Dict[int, list]] = {}
+        self._stored_displays: Dict[str, Dict[int, set]] = {}
         self._constructions: Dict[Cls, tuple] = {}
         self._stores_outside: Optional[Dict[str, list]] = None
         self._stores: Dict[Tuple[str, str], Dict[str, list]] = {}
@@ -1123,14 +1124,19 @@ class Resolver:
 
     def appended(self, container: Container, in_loops: bool = False) -> Results:
         """Values ``append``/``extend``/``insert`` add to a list display held by a local name of
-        its function (``in_loops``: only the calls made in a loop, one element per pass)."""
+        its function, or (not ``in_loops``) by an attribute it stores the display in
+        (``self.ops = []`` ... ``self.ops.append(f)``); ``in_loops``: only the calls made in a
+        loop through a local name, one element per pass."""
         ctx = container.ctx
         function = self.project.function(ctx.module, ctx.scope) if ctx.scope else None
         if function is None or not isinstance(container.value, Seq) or container.value.kind != "list":
             return ()
         names = {name for name, bindings in function.bindings.items()
                  if any(b.value is container.value for b in bindings)}
-        if not names:
+        # per-pass appends (``in_loops``: DSL501's per-sample records) only through local names:
+        # an attribute filled in a loop is as often one entry per class or patch size
+        attrs = self._stored_display(ctx.module).get(id(container.value), ()) if not in_loops else ()
+        if not names and not attrs:
             return ()
         from .project import sites_in_scope
 
@@ -1139,8 +1145,12 @@ class Resolver:
         for index in sites_in_scope(self.project, ctx.module, ctx.scope):
             site = summary.calls[index]
             func = site.func
-            if not (isinstance(func, Attr) and func.name in ("append", "extend", "insert") and isinstance(func.base, Name)
-                    and func.base.id in names and site.args and (site.loop >= 0 or not in_loops)):
+            if not (isinstance(func, Attr) and func.name in ("append", "extend", "insert") and site.args
+                    and (site.loop >= 0 or not in_loops)):
+                continue
+            base = func.base
+            if not ((type(base) is Name and base.id in names) or
+                    (type(base) is Attr and type(base.base) is Name and (base.base.id, base.name) in attrs)):
                 continue
             for found in self.eval(site.args[-1], ctx):
                 if func.name == "extend" and isinstance(found.obj, Container):
@@ -1148,6 +1158,19 @@ class Resolver:
                 else:
                     parts.append((found,))
         return join(parts)
+
+    def _stored_display(self, module: str) -> Dict[int, set]:
+        """id of a list display → the (name, attribute) pairs its module assigns it to in the
+        same statement's function (``self.ops = []``)."""
+        found = self._stored_displays.get(module)
+        if found is None:
+            found = self._stored_displays[module] = {}
+            summary = self.project.summary(module)
+            for store in summary.stores if summary is not None else ():
+                if (store.kind == "assign" and type(store.value) is Seq and store.value.kind == "list"
+                        and type(store.target) is Name):
+                    found.setdefault(id(store.value), set()).add((store.target.id, store.attr))
+        return found
 
     @bounded(UNKNOWN_RESULT)
     def element_at(self, found: Found, index: int) -> Results:
