@@ -480,6 +480,10 @@ class Extractor:
             if taken:
                 first, last = self._rows(taken)
                 self.scope.main_only.append(_new(Span, (first, 1, last, 1 << 30)))  # whole rows
+            elif isinstance(node.body[-1], (ast.Return, ast.Raise)) and self.scope.kind != "module":
+                # ``if info is not None: return x``: what follows in this block runs in the main process
+                last = self.scope.blocks[self.block][2] if self.block >= 0 else 1 << 30
+                self.scope.main_only.append(_new(Span, (node.end_lineno + 1, 1, last, 1 << 30)))
         tested, unset = _none_test(node.test), _unset_target(node.test)
         saved, saved_filling = self.none_guards, self.filling
         if tested is not None:
@@ -491,10 +495,15 @@ class Extractor:
         self.branch(node.orelse)
 
     def _main_process_test(self, test: ast.AST) -> Optional[bool]:
-        """True when ``test`` holds exactly in the main process, False exactly in a DataLoader
-        worker, None otherwise: it asks ``get_worker_info()`` (directly, or through a name of
-        this function bound to its result) whether it is None (``if info is None:``, ``if not
-        info:``, ``if get_worker_info() is not None:``, ``if info:``)."""
+        """True when ``test`` holds only in the main process, False when it fails only there,
+        None otherwise: it asks ``get_worker_info()`` (directly, or through a name of this
+        function bound to its result) whether it is None (``if info is None:``, ``if not
+        info:``, ``if get_worker_info() is not None:``, ``if info:``), alone or as an operand
+        of ``and`` (True) or ``or`` (False)."""
+        if isinstance(test, ast.BoolOp):  # ``info is None and self.on_gpu``: true only in the main process
+            parts = [self._main_process_test(value) for value in test.values]
+            wanted = isinstance(test.op, ast.And)  # ``info is not None or ...``: false only in the main process
+            return wanted if wanted in parts else None
         main = False
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, main = test.operand, True

@@ -10,6 +10,7 @@ the ``main()`` line.
 
 from __future__ import annotations
 
+import os
 from typing import Iterator, Set, Tuple
 
 from ..diagnostics import Finding
@@ -29,7 +30,7 @@ WHY = "spawn/forkserver workers re-import this module and fail while bootstrappi
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[Tuple[str, object]] = set()
     for iteration in model.iterations():
-        if iteration.scope:
+        if iteration.scope or _never_reimported(iteration.module):
             continue
         summary = model.project.summary(iteration.module)
         if iteration.loop is not None:
@@ -39,7 +40,7 @@ def check(model: Model) -> Iterator[Finding]:
         if record.guarded:
             continue
         workers = model.workers(iteration.loader)
-        if not workers.processes:
+        if not workers.processes or model.fork_chosen(iteration.loader):
             continue
         built = loaders.construction_step(model.resolver, iteration.loader)
         here_built = built is not None and built.module == iteration.module and _module_level(model, iteration.loader)
@@ -56,6 +57,8 @@ def check(model: Model) -> Iterator[Finding]:
         yield finding(model, CODE, iteration.module, span, message,
                       (Step(iteration.module, iteration.span, "iterated here"), built))
     for info in model.project.eager_modules():
+        if _never_reimported(info.key):
+            continue
         for index in sites_in_scope(model.project, info.key, ""):
             site = info.summary.calls[index]
             if site.guarded:
@@ -70,6 +73,13 @@ def check(model: Model) -> Iterator[Finding]:
             text, trail = reason
             yield finding(model, CODE, info.key, span,
                           f"Module-level call runs at import time and {text}; {WHY}: {FIX_HINT}", trail)
+
+
+def _never_reimported(path: str) -> bool:
+    """A package's ``__main__.py`` (``python -m package``): spawn and forkserver children
+    leave a main module named ``*.__main__`` alone (``multiprocessing.spawn`` re-imports the
+    main module only by its path or by another name), so its module-level code runs once."""
+    return os.path.basename(path) == "__main__.py"
 
 
 def _module_level(model: Model, loader) -> bool:

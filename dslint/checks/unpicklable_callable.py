@@ -105,7 +105,7 @@ def check(model: Model) -> Iterator[Finding]:
     reported = set()
     sources = [(loader, model.workers(loader)) for loader in model.all_loaders()]
     for loader, workers in sources:
-        if not workers.processes:
+        if not workers.processes or model.fork_chosen(loader):
             continue
         for obj, role, trail in model.pickled(loader):
             yield from _report(model, obj, role, trail, f"loader has {workers.describe()} workers",

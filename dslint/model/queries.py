@@ -1367,6 +1367,22 @@ class Model:
                 return False
         return True
 
+    def fork_chosen(self, loader) -> bool:
+        """Whether the code chooses fork for the loader's workers explicitly: its
+        ``multiprocessing_context`` is ``"fork"`` (or ``get_context("fork")``), or, without
+        one, every ``set_start_method`` of its project asks for fork. Nothing is pickled
+        for them and the main module is not imported again (the default start method, fork
+        on Linux before Python 3.14, is not a choice: it changes with the platform)."""
+        context = self.argument(loader, "multiprocessing_context")
+        if context:
+            return all(self._start_method_of(found.obj) == "fork" for found in context)
+        base = loader_facts.base_loader(loader)
+        info = self.project.modules.get(base.site.module) if base is not None and base.site else None
+        if info is None:
+            return False
+        methods = [call[2] for call in self.start_method_calls() if self.project.modules[call[0]].boundary == info.boundary]
+        return bool(methods) and all(method == "fork" for method in methods)
+
     def _start_method_of(self, obj) -> Optional[str]:
         if isinstance(obj, Lit) and isinstance(obj.value, str):
             return obj.value
