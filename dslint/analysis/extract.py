@@ -71,7 +71,8 @@ class Scope:
     """What the traversal accumulates for one module, function, lambda or class body."""
 
     __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "returns",
-                 "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills")
+                 "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills",
+                 "positive")
 
     def __init__(self, kind: str, qualname: str, self_name: Optional[str] = None):
         self.kind = kind
@@ -90,6 +91,7 @@ class Scope:
         self.blocks: List[Tuple[int, int, int]] = []
         self.main_only: List[Span] = []
         self.fills: List[Tuple[str, int]] = []
+        self.positive: List[Tuple[Tuple[str, ...], int, int]] = []
 
     def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
         return {name: tuple(items) for name, items in self.bindings.items()}
@@ -369,6 +371,7 @@ class Extractor:
         summary.blocks = tuple(scope.blocks)
         summary.main_only = tuple(scope.main_only)
         summary.fills = tuple(scope.fills)
+        summary.positive = tuple(scope.positive)
         summary.is_generator = scope.generator
         summary.loads = frozenset(scope.loads)
         summary.attr_loads = frozenset(scope.attr_loads)
@@ -485,6 +488,11 @@ class Extractor:
                 last = self.scope.blocks[self.block][2] if self.block >= 0 else 1 << 30
                 self.scope.main_only.append(_new(Span, (node.end_lineno + 1, 1, last, 1 << 30)))
         tested, unset = _none_test(node.test), _unset_target(node.test)
+        positive = _positive_target(node.test)
+        if positive is not None and self.scope.kind != "module":
+            self.scope.positive.append((positive, *self._rows(node.body)))
+        elif unset is not None and node.orelse and self.scope.kind != "module":
+            self.scope.positive.append((unset, *self._rows(node.orelse)))
         saved, saved_filling = self.none_guards, self.filling
         if tested is not None:
             self.none_guards = saved + (tested,)
@@ -808,6 +816,22 @@ def _unset_target(test: ast.AST) -> Optional[Tuple[str, ...]]:
         op, bound = type(test.ops[0]), test.comparators[0].value
         if ((op in (ast.Is, ast.Eq) and bound is None) or (op is ast.Eq and bound == 0 and type(bound) is int)
                 or (op is ast.LtE and bound == 0) or (op is ast.Lt and bound == 1)):
+            return _target_key(test.left)
+    return None
+
+
+def _positive_target(test: ast.AST) -> Optional[Tuple[str, ...]]:
+    """What ``test`` holds only when it is positive (or truthy), as (name,) or (root name,
+    attr): ``x > 0``, ``x >= 1``, ``x != 0``, ``x``, or one operand of an ``and``
+    (``if args.workers > 0 and not args.debug:``)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return next((key for key in map(_positive_target, test.values) if key is not None), None)
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return _target_key(test)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant):
+        op, bound = type(test.ops[0]), test.comparators[0].value
+        if type(bound) is int and ((op is ast.Gt and bound >= 0) or (op is ast.GtE and bound >= 1)
+                                   or (op is ast.NotEq and bound == 0)):
             return _target_key(test.left)
     return None
 

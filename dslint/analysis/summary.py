@@ -127,6 +127,7 @@ class FunctionSummary:
     blocks: Tuple[Tuple[int, int, int], ...] = ()  # conditional blocks: (parent, first row, last row)
     main_only: Tuple[Span, ...] = ()  # branches (blocks, or expressions of an `a if b else c`) only the main process takes
     fills: Tuple[Tuple[str, int], ...] = ()  # (name, position) of bindings made directly in ``if name == 0:`` (or None, falsy)
+    positive: Tuple[Tuple[Tuple[str, ...], int, int], ...] = ()  # (name or (root, attr), rows) of ``if x > 0:`` bodies
 
 
 @dataclass

@@ -246,12 +246,38 @@ class Workers(NamedTuple):
 def workers(resolver: "Resolver", loader) -> Workers:
     kinds: Dict[str, Trail] = {}
     single = True
-    for found in loader_value(resolver, loader, "num_workers"):
+    values = loader_value(resolver, loader, "num_workers")
+    if _built_when_positive(resolver, loader):
+        from .resolver import set_values
+
+        values = set_values(values)
+    for found in values:
         kind = classify_workers(found.obj)
         kinds.setdefault(kind, found.trail)
         if kind == POSITIVE and not (isinstance(found.obj, Lit) and found.obj.value == 1):
             single = False
     return Workers(kinds, uses_threads(resolver, loader), single)
+
+
+def _built_when_positive(resolver: "Resolver", loader) -> bool:
+    """The worker count is a name (or ``x.attr``) the code building the loader has just
+    tested positive: ``if workers > 0: DataLoader(ds, num_workers=workers, ...)``."""
+    from ..analysis.values import Attr, Name
+
+    given = argument_source(resolver, loader, "num_workers")
+    if given is None:
+        return False
+    value = given.value
+    if type(value) is Name:
+        key = (value.id,)
+    elif type(value) is Attr and type(value.base) is Name:
+        key = (value.base.id, value.name)
+    else:
+        return False
+    site = resolver.project.call(given.site)
+    function = resolver.project.function(given.site.module, site.scope) if site.scope else None
+    return function is not None and any(tested == key and first <= site.span.row <= last
+                                        for tested, first, last in function.positive)
 
 
 def uses_threads(resolver: "Resolver", loader) -> bool:
