@@ -72,7 +72,7 @@ class Scope:
 
     __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "returns",
                  "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills",
-                 "positive")
+                 "positive", "capped")
 
     def __init__(self, kind: str, qualname: str, self_name: Optional[str] = None):
         self.kind = kind
@@ -92,6 +92,7 @@ class Scope:
         self.main_only: List[Span] = []
         self.fills: List[Tuple[str, int]] = []
         self.positive: List[Tuple[Tuple[str, ...], int, int]] = []
+        self.capped: List[Tuple[int, int, int, Value]] = []
 
     def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
         return {name: tuple(items) for name, items in self.bindings.items()}
@@ -372,6 +373,7 @@ class Extractor:
         summary.main_only = tuple(scope.main_only)
         summary.fills = tuple(scope.fills)
         summary.positive = tuple(scope.positive)
+        summary.capped = tuple(scope.capped)
         summary.is_generator = scope.generator
         summary.loads = frozenset(scope.loads)
         summary.attr_loads = frozenset(scope.attr_loads)
@@ -488,6 +490,8 @@ class Extractor:
                 last = self.scope.blocks[self.block][2] if self.block >= 0 else 1 << 30
                 self.scope.main_only.append(_new(Span, (node.end_lineno + 1, 1, last, 1 << 30)))
         tested, unset = _none_test(node.test), _unset_target(node.test)
+        if self.scope.kind != "module" and self.loop >= 0:
+            self._count_cap(node)
         positive = _positive_target(node.test)
         if positive is not None and self.scope.kind != "module":
             self.scope.positive.append((positive, *self._rows(node.body)))
@@ -501,6 +505,24 @@ class Extractor:
         self.branch(node.body)
         self.none_guards, self.filling = saved, saved_filling
         self.branch(node.orelse)
+
+    def _count_cap(self, node: ast.If) -> None:
+        """Record an ``if`` inside a loop that bounds how often its body runs by a count:
+        ``if len(kept) < 4:``, ``if i == 0:`` / ``if i < 8:`` on a loop variable, or that ends
+        the loop after a count (``if i >= 8: break``)."""
+        test = node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+            return
+        op, left, bound = type(test.ops[0]), test.left, test.comparators[0]
+        if not isinstance(bound, (ast.Constant, ast.Name, ast.Attribute)):
+            return
+        counted = isinstance(left, ast.Name) and any(b.kind == "loop" for b in self.scope.bindings.get(left.id, ()))
+        sized = isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len"
+        value = self.expr(bound)
+        if (sized and op in (ast.Lt, ast.LtE)) or (counted and op in (ast.Eq, ast.Lt, ast.LtE)):
+            self.scope.capped.append((*self._rows(node.body), -1, value))
+        elif counted and op in (ast.Eq, ast.Gt, ast.GtE) and isinstance(node.body[-1], ast.Break):
+            self.scope.capped.append((0, 0, self.loop, value))
 
     def _main_process_test(self, test: ast.AST) -> Optional[bool]:
         """True when ``test`` holds only in the main process, False when it fails only there,

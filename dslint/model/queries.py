@@ -21,7 +21,7 @@ import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
-from ..analysis.values import Attr, Call, Const, Imported, Item, Name, Starred, dotted, last_name
+from ..analysis.values import Attr, Call, Const, Imported, Item, Name, Part, Seq, Starred, dotted, last_name
 from . import externals, mmconfig
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
@@ -1724,7 +1724,8 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
         if not (isinstance(call, Attr) and call.name in KEEPING_METHODS and site.args
                 and loop.span.row <= site.span.row <= loop.end_row):
             continue
-        if not _outlives_pass(call.base, function, loop):
+        if not _outlives_pass(call.base, function, loop) or _counted(model, ctx, function, iteration.loop, site) \
+                or _bounded_holder(model, iteration.module, function, call.base):
             continue
         view = _batch_view(model, site.args[-1], ctx, function, iteration.loader, 0)
         if view is None:
@@ -1737,6 +1738,37 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
         if evidence:
             out.append(Kept(iteration, iteration.module, index, site, holder, evidence, trail))
     return out
+
+
+MAX_COUNTED = 256  # kept tensors (descriptors) well under the usual limit of 1024 open files
+
+
+def _counted(model: Model, ctx: Ctx, function, loop_index: int, site: CallSite) -> bool:
+    """The keeping call runs a small counted number of times: under ``if len(kept) < 4:`` or
+    ``if i == 0:``, or in a loop that ``if i >= 8: break`` ends."""
+    for first, last, loop, bound in function.capped if function is not None else ():
+        if loop == loop_index or (loop == -1 and first <= site.span.row <= last):
+            values = model.resolver.eval(bound, ctx)
+            if values and all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value <= MAX_COUNTED
+                              for f in values):
+                return True
+    return False
+
+
+def _bounded_holder(model: Model, module: str, function, holder) -> bool:
+    """The container drops old items itself: ``deque(maxlen=n)``."""
+    if not isinstance(holder, Name) or function is None:
+        return False
+    summary = model.project.summary(module)
+    for binding in function.bindings.get(holder.id, ()):
+        value = binding.value
+        if type(value) is Part and type(value.base) is Seq and 0 <= value.index < len(value.base.items):
+            value = value.base.items[value.index]  # ``kept, recent = [], deque(maxlen=4)``
+        if type(value) is Call:
+            made = summary.calls[value.index]
+            if last_name(made.func) == "deque" and any(name == "maxlen" for name, _ in made.keywords):
+                return True
+    return False
 
 
 def _outlives_pass(holder, function, loop: Loop) -> bool:
