@@ -204,6 +204,7 @@ class Model:
         self._handoffs: List[str] = []  # see ``_handoff_modules`` (set with the iterations)
         self._worker_code: Dict[object, List[WorkerFunction]] = {}
         self._held: Dict[object, List[Tuple[Found, Step]]] = {}
+        self._own_moves: Dict[Tuple[object, str], bool] = {}
         self._contexts: Dict[Tuple[str, str, int], List[Ctx]] = {}
         self._is_dataset: Dict[object, bool] = {}
         self._managed_scopes: Dict[Tuple[str, str], bool] = {}
@@ -1027,7 +1028,29 @@ class Model:
         return [Move(result.obj.loader, ref.module, ref.index, site, method,
                      self._non_blocking(site, ref, ctx, method), result.trail)
                 for result in self.resolver.eval(site.func.base, ctx)
-                if isinstance(result.obj, Batch) and not result.obj.on_device]
+                if isinstance(result.obj, Batch) and not result.obj.on_device
+                and not self._collated_with_own(result.obj.loader, method)]
+
+    def _collated_with_own(self, loader, method: str) -> bool:
+        """The loader's ``collate_fn`` returns instances of project classes that define
+        ``method`` themselves (a batch dataclass with its own ``to(device)``): calling it runs
+        the project's method, whose own copies are examined where they are written."""
+        key = (loader, method)
+        found = self._own_moves.get(key)
+        if found is None:
+            found = False
+            for given in self.argument(loader, "collate_fn") or ():
+                if not isinstance(given.obj, Func):
+                    continue
+                function = self.project.function(given.obj.module, given.obj.qualname)
+                ctx = Ctx(given.obj.module, given.obj.qualname)
+                made = [f.obj for value in (function.returns if function is not None else ())
+                        for f in self.resolver.eval(value, ctx)]
+                if made and all(isinstance(obj, Inst) and isinstance(obj.cls, Cls)
+                                and self.resolver.method(obj.cls, method) is not None for obj in made):
+                    found = True
+            self._own_moves[key] = found
+        return found
 
     def _cuda_type(self, site: CallSite, ctx: Ctx) -> bool:
         """``x.type(torch.cuda.FloatTensor)`` copies to the GPU."""
