@@ -48,8 +48,9 @@ def check(model: Model) -> Iterator[Finding]:
             entry[1].update(summary.self_reads)
             entry[2].update(_reseeded(model, function.func))
     for obj, (loader, reads, reseeded, function) in by_object.items():
-        reseeded |= _reseeded_by_worker_init(model, loader) | _reseeded_by_library(model, loader, obj)
-        yield from _generators(model, obj, reads - reseeded, function, reported)
+        by_init, methods = _reseeded_by_worker_init(model, loader, obj)
+        reseeded |= by_init | _reseeded_by_library(model, loader, obj)
+        yield from _generators(model, obj, reads - reseeded, function, reported, methods)
     yield from _constant_worker_seeds(model, reported)
 
 
@@ -73,27 +74,36 @@ def _reseeded(model: Model, func: Func) -> Set[str]:
     return attrs
 
 
-def _reseeded_by_worker_init(model: Model, loader) -> Set[str]:
+def _reseeded_by_worker_init(model: Model, loader, obj: Inst) -> Tuple[Set[str], Set[str]]:
+    """Attributes the loader's ``worker_init_fn`` reseeds or touches, also through methods of
+    the dataset it calls by name (``info.dataset.reseed(seed)``), and those methods' names."""
     if loader is None:
-        return set()
+        return set(), set()
     attrs: Set[str] = set()
+    methods: Set[str] = set()
     for found in model.argument(loader, "worker_init_fn") or ():
         for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
             attrs |= _reseeded(model, entry.func)
             function = model.function_summary(entry.func)
-            attrs |= set(function.attr_loads) if function is not None else set()
-    return attrs
+            loaded = set(function.attr_loads) if function is not None else set()
+            attrs |= loaded
+            for name in loaded:
+                method = model.resolver.method(obj.cls, name)
+                if method is not None and name not in WORKER_METHODS:
+                    methods.add(name)
+                    attrs |= _reseeded(model, method)
+    return attrs, methods
 
 
-def _generators(model: Model, obj: Inst, attrs, function, reported) -> Iterator[Finding]:
+def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=frozenset()) -> Iterator[Finding]:
     for item in model.resolver.mro(obj.cls):
         if not isinstance(item, Cls):
             continue
         stores = model.resolver.self_stores(item)
         for attr in sorted(attrs & set(stores)):
             for method, store in stores[attr]:
-                if method.name in WORKER_METHODS or "worker" in method.name.lower():
-                    continue
+                if method.name in WORKER_METHODS or "worker" in method.name.lower() or method.name in reseeding:
+                    continue  # runs in the workers (also a method the worker_init_fn calls)
                 ctx = model.resolver.method_ctx(obj, item.module, method)
                 constructor = rng_of(model.resolver.eval(store.value, ctx))
                 if constructor is None:
