@@ -14,7 +14,7 @@ from typing import Dict, Iterator, List, Set, Tuple
 
 from ..diagnostics import Finding
 from ..model import effects
-from ..model.objects import Cls, Func, Inst, Lit, Step
+from ..model.objects import Cls, Ext, Func, Inst, Lit, Step
 from ..model.queries import Model
 from .base import finding
 
@@ -54,7 +54,7 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
         reader = _main_reader(model, obj, attr, worker_funcs)
         if "count" in kinds and (attr in worker_reads or reader) and _plain_number(model, obj, attr, worker_funcs):
             mutation = next(m for m in mutations if m.kind == "count")
-        elif "container" in kinds and reader:
+        elif "container" in kinds and reader and not _process_shared(model, obj, attr, worker_funcs):
             mutation = next(m for m in mutations if m.kind == "container")
         else:
             continue
@@ -91,6 +91,22 @@ def _plain_number(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -
                 ctx = model.resolver.method_ctx(obj, cls.module, function)
                 values.extend(model.resolver.eval(store.value, ctx))
     return bool(values) and all(isinstance(f.obj, Lit) and type(f.obj.value) in (int, float) for f in values)
+
+
+def _process_shared(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> bool:
+    """Whether the main process stores in ``self.attr`` an object made by ``multiprocessing``
+    (a ``Manager().list()`` proxy, a ``Queue``): every worker's ``append`` reaches it."""
+    for cls in model.resolver.mro(obj.cls):
+        if not isinstance(cls, Cls):
+            continue
+        for function, store in model.resolver.self_stores(cls).get(attr, ()):
+            if store.kind == "assign" and Func(cls.module, function.qualname) not in worker_funcs:
+                ctx = model.resolver.method_ctx(obj, cls.module, function)
+                for found in model.resolver.eval(store.value, ctx):
+                    made = found.obj.cls if isinstance(found.obj, Inst) else found.obj
+                    if isinstance(made, Ext) and made.qualname.startswith(("multiprocessing.", "torch.multiprocessing.")):
+                        return True
+    return False
 
 
 def _main_reader(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]):

@@ -179,6 +179,7 @@ class DatasetChange(NamedTuple):
 # Attributes code sets on a library object after building it that pickle then carries to the
 # workers: a dataset's transforms (``full.transform = ...`` after ``random_split(full, ...)``).
 SET_AFTER_ATTRS = ("transform", "target_transform", "transforms")
+CUSTOM_PICKLING = ("__getstate__", "__reduce__", "__reduce_ex__")
 
 
 class WorkerFunction(NamedTuple):
@@ -1314,11 +1315,18 @@ class Model:
                 continue
             seen.add(obj)
             out.append((obj, role, trail))
-            if depth >= 6:
+            if depth >= 6 or self._pickles_itself(obj):
                 continue
             for child, step in self._pickled_children(obj):
                 queue.append((child.obj, role, trail + ((step,) if step else ()) + child.trail, depth + 1))
         return out
+
+    def _pickles_itself(self, obj) -> bool:
+        """A project class that decides what pickle takes of it (``__getstate__``,
+        ``__reduce__``, ``__reduce_ex__``): what its attributes hold is not what is pickled."""
+        if not (isinstance(obj, Inst) and isinstance(obj.cls, Cls)):
+            return False
+        return any(self.resolver.method(obj.cls, name) is not None for name in CUSTOM_PICKLING)
 
     def _pickled_children(self, obj):
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
