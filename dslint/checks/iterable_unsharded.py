@@ -57,7 +57,7 @@ def check(model: Model) -> Iterator[Finding]:
         if _abstract(model, iterator) or not _reads_stored_data(model, iterator):
             continue  # nothing to duplicate: a base class, or a stream made up on the fly
         entries = model._closure(model.dataset_entries(dataset, ()))
-        if any(effects.consults_worker_info(model, e.func) for e in entries) or \
+        if effects.splits_by_worker(model, [e.func for e in entries]) or \
                 any(e.self_obj == dataset and _delegates(model, e.func, dataset) for e in entries):
             continue
         reported.add(iterator)
@@ -69,7 +69,8 @@ def _finding(model: Model, iterator: Func, context: str, steps) -> Finding:
     klass = model.project.klass(iterator.module, function.scope)
     return finding(
         model, CODE, iterator.module, klass.span,
-        f"`{klass.name}.__iter__` never consults `torch.utils.data.get_worker_info()` but {context}: every worker "
+        f"`{klass.name}.__iter__` never splits its stream by worker (`torch.utils.data.get_worker_info()`'s "
+        f"`id`/`num_workers`) but {context}: every worker "
         f"yields the whole stream (each sample once per worker); shard by `worker_info.id` / "
         f"`worker_info.num_workers`",
         (Step(iterator.module, function.span, "its `__iter__`"),) + tuple(steps),
@@ -92,9 +93,10 @@ def _unsplit_finding(model: Model, unsplit, loader, workers, trail) -> Finding:
 def _shards(model: Model, loader, dataset: Inst) -> bool:
     if _given_splitter(model, dataset) or _described_splitting(model, dataset):
         return True
-    for entry in model.worker_code(loader):
-        if effects.consults_worker_info(model, entry.func):
-            return True
+    code = model.worker_code(loader)
+    if effects.splits_by_worker(model, [entry.func for entry in code]):
+        return True
+    for entry in code:
         if entry.self_obj == dataset and _delegates(model, entry.func, dataset):
             return True
     return False
@@ -152,8 +154,8 @@ def _may_shard(model: Model, obj, depth: int) -> bool:
     if _given_splitter(model, obj) or _described_splitting(model, obj):
         return True
     entries = model._closure([WorkerFunction(iterator, obj, "dataset", ())])
-    return any(effects.consults_worker_info(model, e.func) or
-               (e.self_obj == obj and _delegates(model, e.func, obj, depth + 1)) for e in entries)
+    return effects.splits_by_worker(model, [e.func for e in entries]) or \
+        any(e.self_obj == obj and _delegates(model, e.func, obj, depth + 1) for e in entries)
 
 
 def _stream_like(model: Model, obj) -> bool:

@@ -159,6 +159,30 @@ def consults_worker_info(model: "Model", func: Func) -> bool:
     return bool(function.loads & SHARDING_NAMES or function.attr_loads & SHARDING_NAMES)
 
 
+SPLITTERS = frozenset({"split_by_worker", "split_by_node", "shard_by_worker", "pytorch_worker_info"})
+WORKER_POSITION = frozenset({"id", "num_workers"})  # ``info.id``, ``info.num_workers``
+
+
+def splits_by_worker(model: "Model", funcs) -> bool:
+    """Whether code made of ``funcs`` can give each worker its own part: it calls a splitter
+    (``split_by_worker``), or asks ``get_worker_info()`` and reads a worker's position
+    (``info.id``, ``info.num_workers``), in the same function or another of them. Asking only
+    for ``info.seed`` (seeding) or to log is not splitting."""
+    asks = reads_position = False
+    for func in funcs:
+        function = model.function_summary(func)
+        if function is None:
+            continue
+        loads = function.loads | function.attr_loads
+        if loads & SPLITTERS:
+            return True
+        asks = asks or bool(loads & SHARDING_NAMES)
+        reads_position = reads_position or bool(function.attr_loads & WORKER_POSITION)
+        if asks and reads_position:
+            return True
+    return False
+
+
 WORKER_DEPENDENT_CALLS = frozenset({
     "torch.initial_seed", "torch.utils.data.get_worker_info", "torch.utils.data.dataloader.get_worker_info",
     "os.getpid", "time.time", "time.time_ns", "time.perf_counter", "uuid.uuid4", "uuid.uuid1", "secrets.randbits",
