@@ -82,6 +82,22 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
 def _plain_number(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> bool:
     """Whether the main process sets ``self.attr`` to plain numbers only (``self.count = 0``):
     not a shared object (``mp.Value``, a project class) whose ``+=`` every worker sees."""
+    values = _main_values(model, obj, attr, worker_funcs)
+    return bool(values) and all(isinstance(f.obj, Lit) and type(f.obj.value) in (int, float) for f in values)
+
+
+def _process_shared(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> bool:
+    """Whether the main process stores in ``self.attr`` an object made by ``multiprocessing``
+    (a ``Manager().list()`` proxy, a ``Queue``): every worker's ``append`` reaches it."""
+    for found in _main_values(model, obj, attr, worker_funcs):
+        made = found.obj.cls if isinstance(found.obj, Inst) else found.obj
+        if isinstance(made, Ext) and made.qualname.startswith(("multiprocessing.", "torch.multiprocessing.")):
+            return True
+    return False
+
+
+def _main_values(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> list:
+    """What the main process (code outside the workers) assigns to ``self.attr``."""
     values = []
     for cls in model.resolver.mro(obj.cls):
         if not isinstance(cls, Cls):
@@ -90,23 +106,7 @@ def _plain_number(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -
             if store.kind == "assign" and Func(cls.module, function.qualname) not in worker_funcs:
                 ctx = model.resolver.method_ctx(obj, cls.module, function)
                 values.extend(model.resolver.eval(store.value, ctx))
-    return bool(values) and all(isinstance(f.obj, Lit) and type(f.obj.value) in (int, float) for f in values)
-
-
-def _process_shared(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> bool:
-    """Whether the main process stores in ``self.attr`` an object made by ``multiprocessing``
-    (a ``Manager().list()`` proxy, a ``Queue``): every worker's ``append`` reaches it."""
-    for cls in model.resolver.mro(obj.cls):
-        if not isinstance(cls, Cls):
-            continue
-        for function, store in model.resolver.self_stores(cls).get(attr, ()):
-            if store.kind == "assign" and Func(cls.module, function.qualname) not in worker_funcs:
-                ctx = model.resolver.method_ctx(obj, cls.module, function)
-                for found in model.resolver.eval(store.value, ctx):
-                    made = found.obj.cls if isinstance(found.obj, Inst) else found.obj
-                    if isinstance(made, Ext) and made.qualname.startswith(("multiprocessing.", "torch.multiprocessing.")):
-                        return True
-    return False
+    return values
 
 
 def _main_reader(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]):
