@@ -42,7 +42,7 @@ def check(model: Model) -> Iterator[Finding]:
             iterator = model.resolver.method(dataset.cls, "__iter__")
             if iterator is None or iterator in reported:
                 continue
-            if _shards(model, loader, dataset):
+            if _shards(model, loader, dataset) or _random_draws(model, iterator, dataset):
                 continue
             reported.add(iterator)
             built = model.construction(loader)
@@ -192,6 +192,28 @@ def _abstract(model: Model, func: Func) -> bool:
     """``__iter__`` only raises ``NotImplementedError`` (a base class for others to fill in)."""
     function = model.function_summary(func)
     return not function.returns and not function.is_generator and function.loads <= {"NotImplementedError"}
+
+
+RANDOM_MAKERS = ("torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.normal",
+                 "numpy.random.", "random.")
+
+
+def _random_draws(model: Model, func: Func, dataset: Inst) -> bool:
+    """Everything ``__iter__`` yields is a fresh random draw (``yield torch.randn(...)``, or a
+    tuple of them): PyTorch seeds each worker's generators apart, so the workers' streams
+    differ and nothing is duplicated."""
+    function = model.function_summary(func)
+    if function is None or not function.is_generator or not function.returns:
+        return False
+    ctx = Ctx(func.module, func.qualname, None, None, dataset)
+    for value in function.returns:
+        found = list(model.resolver.eval(value, ctx))
+        parts = [p for f in found for p in (model.resolver.container_values(f.obj)
+                                             if isinstance(f.obj, Container) else (f,))]
+        if not parts or not all(isinstance(p.obj, Inst) and isinstance(p.obj.cls, Ext)
+                                and p.obj.cls.qualname.startswith(RANDOM_MAKERS) for p in parts):
+            return False
+    return True
 
 
 def _reads_stored_data(model: Model, func: Func) -> bool:
