@@ -383,6 +383,9 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
                     deeper = _splat_source(resolver, value, caller, obj.ctx.call, inner, key, depth + 1)
                     if deeper is not None:
                         return deeper
+            default = resolver.kwargs_default(obj, key)  # ``kwargs.setdefault(key, value)``
+            if default is not None:
+                return ArgumentSource(default[0], obj.ctx, default[1], default[2])
     return None
 
 

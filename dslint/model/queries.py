@@ -1101,6 +1101,10 @@ class Model:
         for role in ("collate_fn", "worker_init_fn"):
             for found in self.argument(base, role) or ():
                 entries.extend(self.callable_entries(found.obj, role, trail + found.trail))
+        spec = self.spec(base)
+        for name in spec.kept_by_dataset if spec is not None else ():  # detectron2's mapper runs per sample
+            for found in self.argument(base, name) or ():
+                entries.extend(self.callable_entries(found.obj, name, trail + found.trail))
         result = self._closure(entries)
         self._worker_code[key] = result
         return result

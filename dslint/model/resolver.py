@@ -488,7 +488,31 @@ class Resolver:
                               Step(ctx.call.module, span, f"passed as `{key}`"))
         for name, value in site.keywords:
             if name is None:
-                return self.splat_lookup(value, ctx.caller or Ctx(ctx.call.module, site.scope), key)
+                found = self.splat_lookup(value, ctx.caller or Ctx(ctx.call.module, site.scope), key)
+                if found is not None:
+                    return found
+        default = self.kwargs_default(kwargs, key)
+        if default is not None:
+            value, ref, span = default
+            return extend(self.eval(value, ctx), Step(ref.module, span, f"`setdefault` of `{key}`"))
+        return None
+
+    def kwargs_default(self, kwargs: Kwargs, key: str):
+        """(value, call, span) of ``kw.setdefault("key", value)`` on the ``**kw`` parameter in its
+        own function (``kwargs.setdefault("num_workers", 8)`` before ``super().__init__(**kwargs)``)."""
+        from .project import sites_in_scope
+
+        function = self.project.function(kwargs.func.module, kwargs.func.qualname)
+        name = next((p.name for p in function.params if p.kind == "kwarg"), None) if function is not None else None
+        if name is None:
+            return None
+        summary = self.project.summary(kwargs.func.module)
+        for index in sites_in_scope(self.project, kwargs.func.module, kwargs.func.qualname):
+            site = summary.calls[index]
+            func = site.func
+            if (type(func) is Attr and func.name == "setdefault" and type(func.base) is Name and func.base.id == name
+                    and len(site.args) >= 2 and type(site.args[0]) is Const and site.args[0].value == key):
+                return site.args[1], SiteRef(kwargs.func.module, index), site.arg_spans[1]
         return None
 
     @bounded(None)
