@@ -80,8 +80,10 @@ def test_messages_use_the_library_names():
     assert "starts DataLoader workers" in message(repo, "DSL101")
     assert "process per device with spawn" in message(LIBRARIES / "lightning_project", "DSL101")
     assert "passed as `mapper`, which the loader's dataset keeps" in message(LIBRARIES / "detectron2_project", "DSL102")
-    unsplit = message(LIBRARIES / "webdataset_project", "DSL401")
+    pipeline, unsplit = sorted(f["message"] for f in findings(LIBRARIES / "webdataset_project") if f["code"] == "DSL401")
     assert unsplit.startswith("`workersplitter=None` turns off") and "`wds.split_by_worker`" in unsplit
+    assert pipeline.startswith("`wds.DataPipeline(...)` starts from a fixed shard list") and \
+        "add `wds.split_by_worker`" in pipeline
 
 
 def test_hf_config_findings_offer_no_fix():

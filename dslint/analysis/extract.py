@@ -72,7 +72,7 @@ class Scope:
 
     __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "returns",
                  "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills",
-                 "positive", "capped")
+                 "positive", "capped", "param_tests")
 
     def __init__(self, kind: str, qualname: str, self_name: Optional[str] = None):
         self.kind = kind
@@ -93,6 +93,7 @@ class Scope:
         self.fills: List[Tuple[str, int]] = []
         self.positive: List[Tuple[Tuple[str, ...], int, int]] = []
         self.capped: List[Tuple[int, int, int, Value]] = []
+        self.param_tests: List[Tuple[int, str, bool]] = []
 
     def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
         return {name: tuple(items) for name, items in self.bindings.items()}
@@ -374,6 +375,7 @@ class Extractor:
         summary.fills = tuple(scope.fills)
         summary.positive = tuple(scope.positive)
         summary.capped = tuple(scope.capped)
+        summary.param_tests = tuple(scope.param_tests)
         summary.is_generator = scope.generator
         summary.loads = frozenset(scope.loads)
         summary.attr_loads = frozenset(scope.attr_loads)
@@ -502,9 +504,32 @@ class Extractor:
             self.none_guards = saved + (tested,)
         if unset is not None:  # the body is the block ``conditional`` opens next
             self.filling = saved_filling + ((unset, len(self.scope.blocks)),)
+        none_param = self._none_param_test(node.test)
+        if none_param is not None:
+            self.scope.param_tests.append((len(self.scope.blocks), none_param[0], none_param[1]))
         self.branch(node.body)
         self.none_guards, self.filling = saved, saved_filling
+        if none_param is not None and node.orelse:
+            self.scope.param_tests.append((len(self.scope.blocks), none_param[0], not none_param[1]))
         self.branch(node.orelse)
+
+    def _none_param_test(self, test: ast.AST) -> Optional[Tuple[str, bool]]:
+        """(parameter, True) for ``if param is None:`` / ``if not param:``, (parameter, False)
+        for ``if param is not None:`` / ``if param:``: a branch only some callers take
+        (``if video_loader is None: self.loader = VideoLoader(lambda ...)``)."""
+        when_none = False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, when_none = test.operand, True
+        elif (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+              and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+            when_none = isinstance(test.ops[0], ast.Is)
+            test = test.left
+        if not isinstance(test, ast.Name) or self.scope.kind != "function":
+            return None
+        bindings = self.scope.bindings.get(test.id, ())
+        if len(bindings) != 1 or bindings[0].kind != "param":
+            return None  # rebound before the test: not what the caller passed
+        return test.id, when_none
 
     def _count_cap(self, node: ast.If) -> None:
         """Record an ``if`` inside a loop that bounds how often its body runs by a count:

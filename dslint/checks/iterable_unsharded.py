@@ -35,6 +35,11 @@ def check(model: Model) -> Iterator[Finding]:
                 reported.add((unsplit.module, unsplit.span))
                 yield _unsplit_finding(model, unsplit, loader, workers, found.trail)
                 continue
+            pipeline = loaders.unsplit_pipeline(model.resolver, dataset)
+            if pipeline is not None and pipeline not in reported:
+                reported.add(pipeline)
+                yield _pipeline_finding(model, pipeline, loader, workers, found.trail)
+                continue
             if not isinstance(dataset, Inst) or not isinstance(dataset.cls, Cls):
                 continue
             if not model.is_iterable_dataset(dataset.cls):
@@ -86,6 +91,19 @@ def _unsplit_finding(model: Model, unsplit, loader, workers, trail) -> Finding:
         f"`{text}` turns off the dataset's split by worker, and the DataLoader at "
         f"{where(model, built, unsplit.module)} runs it in {workers.describe()} workers: every worker reads every "
         f"shard (each sample once per worker); keep the default ({unsplit.spec.split_default})",
+        (built,) + tuple(trail),
+    )
+
+
+def _pipeline_finding(model: Model, site, loader, workers, trail) -> Finding:
+    """A webdataset pipeline over a fixed shard list with no stage that splits by worker."""
+    built = model.construction(loader)
+    call = model.project.call(site)
+    return finding(
+        model, CODE, site.module, call.span,
+        f"`wds.DataPipeline(...)` starts from a fixed shard list and has no `wds.split_by_worker` stage, and the "
+        f"DataLoader at {where(model, built, site.module)} runs it in {workers.describe()} workers: every worker "
+        f"reads every shard (each sample once per worker); add `wds.split_by_worker` after the shard list",
         (built,) + tuple(trail),
     )
 

@@ -51,7 +51,7 @@ VALUE_BUILTINS = frozenset({
     "round", "repr", "hash", "isinstance", "hasattr", "zip", "enumerate", "bytes", "format", "ord", "chr", "divmod",
     "pow",
 })
-VALUE_PACKAGES = ("numpy.", "math.", "json.", "os.path.", "re.")
+VALUE_PACKAGES = ("numpy.", "math.", "json.", "os.path.", "re.", "tensorflow.", "jax.numpy.")  # ops compute arrays
 # Arguments a library class uses while it is built and does not keep (torchvision's
 # ``DatasetFolder`` runs ``is_valid_file`` over the folder in ``__init__``).
 CONSUMED_KEYWORDS = frozenset({"is_valid_file"})

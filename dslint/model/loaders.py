@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
-from ..analysis.values import Attr, Call, Name
+from ..analysis.values import Attr, Call, Name, Starred
 from . import mmconfig
-from .objects import UNKNOWN_RESULT, Cls, Ctx, Ext, Found, Inst, Lit, Managed, PositiveInt, Results, SiteRef, Step, Trail
+from .objects import UNKNOWN_RESULT, Cls, Container, Ctx, Ext, Found, Inst, Lit, Managed, PositiveInt, Results, SiteRef, Step, Trail
 
 if TYPE_CHECKING:
     from .libraries import LoaderSpec
@@ -568,6 +568,35 @@ class UnsplitDataset(NamedTuple):
     spec: object  # libraries.DatasetSpec
     module: str
     span: object
+
+
+PIPELINES = ("webdataset.DataPipeline", "webdataset.pipeline.DataPipeline")
+SHARD_LISTS = ("webdataset.SimpleShardList", "webdataset.shardlists.SimpleShardList")
+# stages that give each worker its own shards, or draw shards at random in each worker
+SPLITTING_STAGES = ("split_by_worker", "ResampledShards", "resampled")
+
+
+def unsplit_pipeline(resolver: "Resolver", obj) -> Optional[SiteRef]:
+    """A webdataset ``DataPipeline`` whose first stage is a fixed shard list and none of whose
+    stages splits by worker: every worker reads every shard. None when a stage is unknown."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None
+            and obj.cls.qualname in PIPELINES):
+        return None
+    site = resolver.project.call(obj.site)
+    ctx = obj.ctx or Ctx(obj.site.module, site.scope)
+    stages = []
+    for value in site.args:
+        for found in resolver.eval(value.value if type(value) is Starred else value, ctx):
+            stages.extend(resolver.container_values(found.obj) if isinstance(found.obj, Container) else (found,))
+    names = []
+    for stage in stages:
+        made = stage.obj.cls if isinstance(stage.obj, Inst) else stage.obj
+        if not isinstance(made, Ext):
+            return None
+        names.append(made.qualname.replace("()", ""))
+    if not names or names[0] not in SHARD_LISTS or any(n.rpartition(".")[2] in SPLITTING_STAGES for n in names):
+        return None
+    return obj.site
 
 
 def unsplit_dataset(resolver: "Resolver", obj) -> Optional[UnsplitDataset]:

@@ -1349,6 +1349,9 @@ class Model:
                         if function.name in WORKER_METHODS or store.kind == "del":
                             continue
                         ctx = self.resolver.method_ctx(obj, item.module, function)
+                        if function.param_tests and store.block >= 0 and \
+                                not self.resolver.branch_taken(function, store.block, ctx):
+                            continue  # ``if video_loader is None:`` when this construction passes one
                         step = Step(item.module, store.span, f"stored as `self.{attr}`")
                         for found in self.resolver.eval(store.value, ctx):
                             yield found, step

@@ -284,6 +284,8 @@ class Resolver:
         parts = []
         fills = [b.pos for b in bindings if (name, b.pos) in function.fills] if function.fills else ()
         for binding in bindings:
+            if function.param_tests and binding.block >= 0 and not self.branch_taken(function, binding.block, ctx):
+                continue  # ``if transform is None: transform = lambda ...`` when every caller passes one
             if binding.kind == "param":
                 part = self.param(function, name, ctx)
             elif binding.kind == "import":
@@ -296,6 +298,24 @@ class Resolver:
                 part = set_values(part)  # ``if n == 0: n = ...`` after it replaced its unset values
             parts.append(part)
         return join(parts)
+
+    def branch_taken(self, function: FunctionSummary, block: int, ctx: Ctx) -> bool:
+        """False when the conditional ``block`` (or one around it) tests a parameter for None
+        and no caller in ``ctx`` takes it: ``if video_loader is None:`` when every caller passes
+        a loader, ``if loader is not None:`` when every one passes None."""
+        tests = function.param_tests
+        while block >= 0:
+            for tested_block, name, when_none in tests:
+                if tested_block != block:
+                    continue
+                values = self.param(function, name, ctx)
+                if not values or any(isinstance(f.obj, Top) for f in values):
+                    continue
+                nones = [type(f.obj) is Lit and f.obj.value is None for f in values]
+                if (when_none and not any(nones)) or (not when_none and all(nones)):
+                    return False
+            block = function.blocks[block][0]
+        return True
 
     def class_bindings(self, klass: ClassSummary, name: str, ctx: Ctx) -> Results:
         return join(
@@ -806,6 +826,8 @@ class Resolver:
             stores = [(f, s) for f, s in self.self_stores(item).get(name, ()) if s.kind != "del"]
             for function, store in stores:
                 ctx = self.method_ctx(inst, item.module, function)
+                if function.param_tests and store.block >= 0 and not self.branch_taken(function, store.block, ctx):
+                    continue
                 step = Step(item.module, store.span, f"stored as `self.{name}`")
                 part = extend(self.eval(store.value, ctx), step)
                 if any(other.fills and other.scope == store.scope and other.span > store.span for _, other in stores):
