@@ -14,7 +14,9 @@ from typing import Dict, Iterator, List, Set, Tuple
 
 from ..diagnostics import Finding
 from ..model import effects
-from ..model.objects import Cls, Ext, Func, Inst, Lit, Step
+from ..analysis.values import Attr
+from ..model.objects import Cls, Ctx, Ext, Func, Inst, Lit, Step
+from ..model.project import sites_in_scope
 from ..model.queries import Model
 from .base import finding
 
@@ -124,14 +126,46 @@ def _main_reader(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]):
                 continue
             if method in MAIN_PROTOCOL or _called_in_main(model, func):
                 return method, cls.module, function.span
+    return _outside_reader(model, obj, attr)
+
+
+def _outside_reader(model: Model, obj: Inst, attr: str):
+    """(function name, module, span) of main-process code outside the class reading
+    ``obj.attr`` in a call's arguments (``log.info("%d skipped", ds.num_corrupt)``)."""
+    in_workers = _worker_funcs(model)
+    for info in model.project.eager_modules():
+        for qualname, function in info.summary.functions.items():
+            if attr not in function.attr_loads or Func(info.key, qualname) in in_workers:
+                continue
+            ctx = Ctx(info.key, qualname)
+            for index in sites_in_scope(model.project, info.key, qualname):
+                site = info.summary.calls[index]
+                for value in _attribute_reads([*site.args, *(v for _, v in site.keywords)], attr):
+                    if any(isinstance(f.obj, Inst) and f.obj.cls == obj.cls and f.obj.site == obj.site
+                           for f in model.resolver.eval(value.base, ctx)):  # the same dataset, built there
+                        return function.name, info.key, site.span
     return None
+
+
+def _attribute_reads(values, attr: str, depth: int = 0):
+    """The ``x.attr`` values among ``values`` and inside their operators and displays."""
+    for value in values:
+        if type(value) is Attr and value.name == attr:
+            yield value
+        elif depth < 3 and isinstance(value, tuple):
+            yield from _attribute_reads([v for v in value if isinstance(v, tuple)], attr, depth + 1)
+
+
+def _worker_funcs(model: Model) -> Set[Func]:
+    in_workers = model.__dict__.get("_dsl405_worker_funcs")
+    if in_workers is None:
+        in_workers = model.__dict__["_dsl405_worker_funcs"] = {f.func for _, _, f in model.worker_runs()}
+    return in_workers
 
 
 def _called_in_main(model: Model, func: Func) -> bool:
     """Whether some call of ``func`` is in code no worker runs."""
-    in_workers = model.__dict__.get("_dsl405_worker_funcs")
-    if in_workers is None:
-        in_workers = model.__dict__["_dsl405_worker_funcs"] = {f.func for _, _, f in model.worker_runs()}
+    in_workers = _worker_funcs(model)
     for site, _ in model.resolver.callers(func):
         scope = model.project.call(site).scope
         if Func(site.module, scope) not in in_workers:
