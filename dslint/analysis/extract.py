@@ -93,7 +93,7 @@ class Scope:
         self.fills: List[Tuple[str, int]] = []
         self.positive: List[Tuple[Tuple[str, ...], int, int]] = []
         self.capped: List[Tuple[int, int, int, Value]] = []
-        self.param_tests: List[Tuple[int, str, bool]] = []
+        self.param_tests: List[Tuple[int, str, str]] = []
 
     def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
         return {name: tuple(items) for name, items in self.bindings.items()}
@@ -504,32 +504,33 @@ class Extractor:
             self.none_guards = saved + (tested,)
         if unset is not None:  # the body is the block ``conditional`` opens next
             self.filling = saved_filling + ((unset, len(self.scope.blocks)),)
-        none_param = self._none_param_test(node.test)
-        if none_param is not None:
-            self.scope.param_tests.append((len(self.scope.blocks), none_param[0], none_param[1]))
+        param_test = self._param_test(node.test)
+        if param_test is not None:
+            self.scope.param_tests.append((len(self.scope.blocks), *param_test))
         self.branch(node.body)
         self.none_guards, self.filling = saved, saved_filling
-        if none_param is not None and node.orelse:
-            self.scope.param_tests.append((len(self.scope.blocks), none_param[0], not none_param[1]))
+        if param_test is not None and node.orelse:
+            self.scope.param_tests.append((len(self.scope.blocks), param_test[0], NEGATED_TESTS[param_test[1]]))
         self.branch(node.orelse)
 
-    def _none_param_test(self, test: ast.AST) -> Optional[Tuple[str, bool]]:
-        """(parameter, True) for ``if param is None:`` / ``if not param:``, (parameter, False)
-        for ``if param is not None:`` / ``if param:``: a branch only some callers take
-        (``if video_loader is None: self.loader = VideoLoader(lambda ...)``)."""
-        when_none = False
+    def _param_test(self, test: ast.AST) -> Optional[Tuple[str, str]]:
+        """(parameter, what holds in the body) for ``if param is None:`` ("none"),
+        ``if param is not None:`` ("not none"), ``if not param:`` ("falsy"), ``if param:``
+        ("truthy"): a branch only some callers take (``if video_loader is None:
+        self.loader = VideoLoader(lambda ...)``)."""
+        held = "truthy"
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test, when_none = test.operand, True
+            test, held = test.operand, "falsy"
         elif (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
               and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
-            when_none = isinstance(test.ops[0], ast.Is)
+            held = "none" if isinstance(test.ops[0], ast.Is) else "not none"
             test = test.left
         if not isinstance(test, ast.Name) or self.scope.kind != "function":
             return None
         bindings = self.scope.bindings.get(test.id, ())
         if len(bindings) != 1 or bindings[0].kind != "param":
             return None  # rebound before the test: not what the caller passed
-        return test.id, when_none
+        return test.id, held
 
     def _count_cap(self, node: ast.If) -> None:
         """Record an ``if`` inside a loop that bounds how often its body runs by a count:
@@ -848,6 +849,9 @@ def _none_test(test: ast.AST) -> Optional[Tuple[str, str]]:
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
         return _name_attr(test.left)
     return None
+
+
+NEGATED_TESTS = {"none": "not none", "not none": "none", "falsy": "truthy", "truthy": "falsy"}
 
 
 def _unset_target(test: ast.AST) -> Optional[Tuple[str, ...]]:

@@ -131,7 +131,8 @@ class FunctionSummary:
     # loop code run a counted number of times: (first row, last row, -1, count) of ``if len(kept) < 4:``
     # bodies, (0, 0, loop index, count) of a loop ended by ``if i >= 8: break``
     capped: Tuple[Tuple[int, int, int, Value], ...] = ()
-    param_tests: Tuple[Tuple[int, str, bool], ...] = ()  # (block, parameter, runs when it is None) of ``if p is None:``
+    # (block, parameter, what holds there: none | not none | falsy | truthy) of ``if p is None:`` and the like
+    param_tests: Tuple[Tuple[int, str, str], ...] = ()
 
 
 @dataclass

@@ -248,9 +248,9 @@ def workers(resolver: "Resolver", loader) -> Workers:
     single = True
     values = loader_value(resolver, loader, "num_workers")
     if _built_when_positive(resolver, loader):
-        from .resolver import set_values
+        from .resolver import without_unset
 
-        values = set_values(values)
+        values = without_unset(values)
     for found in values:
         kind = classify_workers(found.obj)
         kinds.setdefault(kind, found.trail)

@@ -156,7 +156,10 @@ def join(parts: Iterable[Results]) -> Results:
     return tuple(seen.values())
 
 
-def set_values(results: Results) -> Results:
+NEGATED_TRUTH = {"falsy": "true", "truthy": "false"}  # what every value must be for the branch to be dead
+
+
+def without_unset(results: Results) -> Results:
     """``results`` without the values an ``if x == 0:`` / ``if x is None:`` / ``if not x:``
     test catches: what is left after a body that sets ``x`` when it holds."""
     return tuple(f for f in results if type(f.obj) is not Lit or f.obj.value)
@@ -295,24 +298,26 @@ class Resolver:
             else:
                 part = self.eval(binding.value, ctx)
             if fills and any(binding.pos < pos for pos in fills):
-                part = set_values(part)  # ``if n == 0: n = ...`` after it replaced its unset values
+                part = without_unset(part)  # ``if n == 0: n = ...`` after it replaced its unset values
             parts.append(part)
         return join(parts)
 
     def branch_taken(self, function: FunctionSummary, block: int, ctx: Ctx) -> bool:
-        """False when the conditional ``block`` (or one around it) tests a parameter for None
-        and no caller in ``ctx`` takes it: ``if video_loader is None:`` when every caller passes
-        a loader, ``if loader is not None:`` when every one passes None."""
+        """False when the conditional ``block`` (or one around it) tests a parameter and no
+        caller in ``ctx`` passes a value that takes it: ``if video_loader is None:`` when every
+        caller passes a loader, ``if not transform:`` when every one passes a truthy one."""
         tests = function.param_tests
         while block >= 0:
-            for tested_block, name, when_none in tests:
+            for tested_block, name, held in tests:
                 if tested_block != block:
                     continue
                 values = self.param(function, name, ctx)
                 if not values or any(isinstance(f.obj, Top) for f in values):
                     continue
                 nones = [type(f.obj) is Lit and f.obj.value is None for f in values]
-                if (when_none and not any(nones)) or (not when_none and all(nones)):
+                if held == "none" and not any(nones) or held == "not none" and all(nones):
+                    return False
+                if held in ("falsy", "truthy") and externals.truthiness(values) == NEGATED_TRUTH[held]:
                     return False
             block = function.blocks[block][0]
         return True
@@ -760,7 +765,7 @@ class Resolver:
         if always:
             return join(always + sometimes)
         if sometimes:
-            return join([set_values(own()) if fills else own()] + sometimes)
+            return join([without_unset(own()) if fills else own()] + sometimes)
         return own()
 
     def set_after(self, obj, name: str) -> Results:
@@ -831,7 +836,7 @@ class Resolver:
                 step = Step(item.module, store.span, f"stored as `self.{name}`")
                 part = extend(self.eval(store.value, ctx), step)
                 if any(other.fills and other.scope == store.scope and other.span > store.span for _, other in stores):
-                    part = set_values(part)  # ``if self.x == 0: self.x = ...`` after it in the same method
+                    part = without_unset(part)  # ``if self.x == 0: self.x = ...`` after it in the same method
                 parts.append(part)
             if parts:
                 return join(parts)
@@ -1163,10 +1168,15 @@ class Resolver:
         if isinstance(display, DictDisplay):
             return join([join(self.eval(v, container.ctx) for v in display.values)]
                         + [value for _, value in self.item_stores(container)])
-        if isinstance(display, Seq):  # ``[*head, x]`` holds the items of ``head``
-            return join([join(join(self.iterate(f) for f in self.eval(v.value, container.ctx)) if type(v) is Starred
-                              else self.eval(v, container.ctx) for v in display.items), self.appended(container)])
+        if isinstance(display, Seq):
+            return join([self._display_items(container), self.appended(container)])
         return UNKNOWN_RESULT
+
+    def _display_items(self, container: Container) -> Results:
+        """The items a list/tuple/set display writes out (``[*head, x]`` holds those of ``head``)."""
+        ctx = container.ctx
+        return join(join(self.iterate(f) for f in self.eval(v.value, ctx)) if type(v) is Starred else self.eval(v, ctx)
+                    for v in container.value.items)
 
     def appended(self, container: Container, in_loops: bool = False) -> Results:
         """Values ``append``/``extend``/``insert`` add to a list display held by a local name of
@@ -1206,8 +1216,8 @@ class Resolver:
         return join(parts)
 
     def _stored_display(self, module: str) -> Dict[int, set]:
-        """id of a list display → the (name, attribute) pairs its module assigns it to in the
-        same statement's function (``self.ops = []``)."""
+        """id of a list display → the (name, attribute) pairs a statement of its module stores
+        it in (``self.ops = []``)."""
         found = self._stored_displays.get(module)
         if found is None:
             found = self._stored_displays[module] = {}
@@ -1347,8 +1357,7 @@ class Resolver:
         if kind is Container:
             if isinstance(obj.value, DictDisplay):
                 return join(self.eval(k, obj.ctx) for k in obj.value.keys if k is not None)
-            return join(join(self.iterate(f) for f in self.eval(v.value, obj.ctx)) if type(v) is Starred
-                        else self.eval(v, obj.ctx) for v in obj.value.items)
+            return self._display_items(obj)
         if kind is Gen:
             function = self.project.function(obj.func.module, obj.func.qualname)
             if function is None:
