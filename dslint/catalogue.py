@@ -117,8 +117,8 @@ _RULES = [
     Rule(
         "DSL401",
         "iterable-unsharded",
-        "An IterableDataset that never consults `get_worker_info()` is used with workers: every "
-        "sample arrives once per worker.",
+        "An IterableDataset that never splits its stream by worker (`get_worker_info()`) is used "
+        "with workers: every sample arrives once per worker.",
     ),
     Rule(
         "DSL402",

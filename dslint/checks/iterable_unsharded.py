@@ -162,7 +162,7 @@ def _attribute_name(value) -> str:
 
 def _may_shard(model: Model, obj, depth: int) -> bool:
     """Whether iterating the stream ``obj`` may split it by worker: anything but a project
-    iterable whose own iteration (and what it calls) never consults the worker info, was
+    iterable whose own iteration (and what it calls) never splits by worker, was
     given no splitter and hands over to no stream that may."""
     if not (isinstance(obj, Inst) and isinstance(obj.cls, Cls)) or depth >= 2:
         return True
