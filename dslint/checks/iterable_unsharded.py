@@ -84,26 +84,25 @@ def _finding(model: Model, iterator: Func, context: str, steps) -> Finding:
 
 def _unsplit_finding(model: Model, unsplit, loader, workers, trail) -> Finding:
     """A library dataset that splits by worker unless told not to, told not to."""
-    built = model.construction(loader)
     text = " ".join(model.project.text_of(unsplit.module, unsplit.span).split())
-    return finding(
-        model, CODE, unsplit.module, unsplit.span,
-        f"`{text}` turns off the dataset's split by worker, and the DataLoader at "
-        f"{where(model, built, unsplit.module)} runs it in {workers.describe()} workers: every worker reads every "
-        f"shard (each sample once per worker); keep the default ({unsplit.spec.split_default})",
-        (built,) + tuple(trail),
-    )
+    return _shards_read_by_all(model, unsplit.module, unsplit.span, f"`{text}` turns off the dataset's split by worker",
+                               f"keep the default ({unsplit.spec.split_default})", loader, workers, trail)
 
 
 def _pipeline_finding(model: Model, site, loader, workers, trail) -> Finding:
     """A webdataset pipeline over a fixed shard list with no stage that splits by worker."""
+    return _shards_read_by_all(
+        model, site.module, model.project.call(site).span,
+        "`wds.DataPipeline(...)` starts from a fixed shard list and has no `wds.split_by_worker` stage",
+        "add `wds.split_by_worker` after the shard list", loader, workers, trail)
+
+
+def _shards_read_by_all(model: Model, module: str, span, what: str, advice: str, loader, workers, trail) -> Finding:
     built = model.construction(loader)
-    call = model.project.call(site)
     return finding(
-        model, CODE, site.module, call.span,
-        f"`wds.DataPipeline(...)` starts from a fixed shard list and has no `wds.split_by_worker` stage, and the "
-        f"DataLoader at {where(model, built, site.module)} runs it in {workers.describe()} workers: every worker "
-        f"reads every shard (each sample once per worker); add `wds.split_by_worker` after the shard list",
+        model, CODE, module, span,
+        f"{what}, and the DataLoader at {where(model, built, module)} runs it in {workers.describe()} workers: every "
+        f"worker reads every shard (each sample once per worker); {advice}",
         (built,) + tuple(trail),
     )
 
