@@ -213,17 +213,18 @@ def test_text_summary_counts_fixable(tmp_path):
 
 
 def test_text_summary_counts_only_the_fixes_a_run_would_make(tmp_path):
-    """A plain check counts fixes without planning them: a `.type(...)` copy (which takes no
-    `non_blocking`) is not counted, and a DSL102 lambda is "may be fixable" until planned;
-    planned (`--diff`), the same findings give the exact kinds."""
+    """A plain check counts fixes without planning them: a `.cuda(0, False)` copy (its
+    `non_blocking` given by position, where a keyword would be given twice) is not counted,
+    and a DSL102 lambda is "may be fixable" until planned; planned (`--diff`), the same
+    findings give the exact kinds."""
     (tmp_path / "train.py").write_text(
         "import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n\n\n"
         "def main():\n"
         "    loader = DataLoader(TensorDataset(torch.zeros(8)), num_workers=2, pin_memory=True,\n"
         "                        collate_fn=lambda items: items)\n"
         "    for (x,) in loader:\n"
-        "        x.cuda()\n"
-        "        x.type(torch.cuda.FloatTensor)\n\n\n"
+        "        x.type(torch.cuda.FloatTensor)\n"
+        "        x.cuda(0, False)\n\n\n"
         "if __name__ == \"__main__\":\n    main()\n",
         encoding="utf-8")
     plain = run_cli("check", "--no-cache", "train.py", cwd=tmp_path)
@@ -232,7 +233,8 @@ def test_text_summary_counts_only_the_fixes_a_run_would_make(tmp_path):
     assert "1 more may be fixable" in plain.stdout and "unsafe-fixes`." not in plain.stdout, plain.stdout
     planned = run_cli("check", "--no-cache", "--diff", "train.py", cwd=tmp_path)
     assert "Would fix 2 errors." in planned.stderr, planned.stderr  # the lambda reads nothing: safe
-    assert "x.type(torch.cuda.FloatTensor)\n" in planned.stdout  # unchanged, as counted
+    assert "x.type(torch.cuda.FloatTensor, non_blocking=True)\n" in planned.stdout  # Tensor.type takes it
+    assert "x.cuda(0, False)\n" in planned.stdout  # unchanged, as counted
 
 
 def test_text_summary_counts_no_fix_for_a_module_level_handle(tmp_path):

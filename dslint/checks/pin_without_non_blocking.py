@@ -61,8 +61,10 @@ def check(model: Model) -> Iterator[Finding]:
 
 
 def _fixable(move) -> bool:
-    """What the fixer (``dslint.fixes.dsl301``) rewrites: a ``.to``/``.cuda`` call without
-    ``*args``/``**kwargs`` (``.type(torch.cuda.FloatTensor)`` takes no ``non_blocking``)."""
+    """What the fixer (``dslint.fixes.dsl301``) rewrites: a ``.to``/``.cuda``/``.type`` call
+    without ``*args``/``**kwargs`` and without ``non_blocking`` given by position."""
+    from ..fixes.dsl301 import POSITIONAL_NON_BLOCKING
+
     site = move.site
-    return (move.method in ("to", "cuda") and not any(isinstance(arg, Starred) for arg in site.args)
-            and all(key is not None for key, _ in site.keywords))
+    return (move.method in POSITIONAL_NON_BLOCKING and len(site.args) <= POSITIONAL_NON_BLOCKING[move.method]
+            and not any(isinstance(arg, Starred) for arg in site.args) and all(key is not None for key, _ in site.keywords))

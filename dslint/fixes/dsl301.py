@@ -1,4 +1,5 @@
-"""DSL301 (safe): add ``non_blocking=True`` to a batch's ``.to(...)`` / ``.cuda()``."""
+"""DSL301 (safe): add ``non_blocking=True`` to a batch's ``.to(...)`` / ``.cuda()`` /
+``.type(torch.cuda.FloatTensor)`` (``Tensor.type`` takes ``non_blocking`` too)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from ..diagnostics import Finding
 from .base import Decline, FileContext, FixPlan, finding_span
 
 CODE = "DSL301"
+# positional arguments before ``non_blocking``: ``cuda(device, non_blocking)``,
+# ``type(dtype, non_blocking)``, ``to(device, dtype, non_blocking)``
+POSITIONAL_NON_BLOCKING = {"cuda": 1, "type": 1, "to": 2}
 
 
 def _keyword() -> cst.Arg:
@@ -38,10 +42,13 @@ def add_non_blocking(call: cst.Call) -> cst.Call:
 
 def plan(ctx: FileContext, item: Finding) -> FixPlan:
     call = ctx.node_for(finding_span(item), cst.Call)
-    if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in ("to", "cuda"):
-        raise Decline("not a .to/.cuda call")
+    if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in POSITIONAL_NON_BLOCKING:
+        raise Decline("not a .to/.cuda/.type call")
     if any(a.star for a in call.args):
         raise Decline("splatted arguments")
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) > POSITIONAL_NON_BLOCKING[call.func.attr.value]:
+        raise Decline("non_blocking given by position")
     fix = FixPlan(CODE, "Add `non_blocking=True`", "safe", key=(CODE, id(call)))
     fix.on_node(call, add_non_blocking)
     return fix
