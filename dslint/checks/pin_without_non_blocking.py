@@ -60,11 +60,14 @@ def check(model: Model) -> Iterator[Finding]:
         )
 
 
+# positional arguments before ``non_blocking``: ``cuda(device, non_blocking)``,
+# ``type(dtype, non_blocking)``, ``to(device, dtype, non_blocking)`` (the fixer reads it too)
+POSITIONAL_NON_BLOCKING = {"cuda": 1, "type": 1, "to": 2}
+
+
 def _fixable(move) -> bool:
     """What the fixer (``dslint.fixes.dsl301``) rewrites: a ``.to``/``.cuda``/``.type`` call
     without ``*args``/``**kwargs`` and without ``non_blocking`` given by position."""
-    from ..fixes.dsl301 import POSITIONAL_NON_BLOCKING
-
     site = move.site
     return (move.method in POSITIONAL_NON_BLOCKING and len(site.args) <= POSITIONAL_NON_BLOCKING[move.method]
             and not any(isinstance(arg, Starred) for arg in site.args) and all(key is not None for key, _ in site.keywords))

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..checks.pin_without_non_blocking import POSITIONAL_NON_BLOCKING
 from ..diagnostics import Finding
 from .base import Decline, FileContext, FixPlan, finding_span
 
 CODE = "DSL301"
-# positional arguments before ``non_blocking``: ``cuda(device, non_blocking)``,
-# ``type(dtype, non_blocking)``, ``to(device, dtype, non_blocking)``
-POSITIONAL_NON_BLOCKING = {"cuda": 1, "type": 1, "to": 2}
 
 
 def _keyword() -> cst.Arg:
