@@ -206,6 +206,7 @@ class Model:
         self._worker_code: Dict[object, List[WorkerFunction]] = {}
         self._held: Dict[object, List[Tuple[Found, Step]]] = {}
         self._own_moves: Dict[Tuple[object, str], bool] = {}
+        self._workers: Dict[object, loader_facts.Workers] = {}
         self._contexts: Dict[Tuple[str, str, int], List[Ctx]] = {}
         self._is_dataset: Dict[object, bool] = {}
         self._managed_scopes: Dict[Tuple[str, str], bool] = {}
@@ -323,7 +324,11 @@ class Model:
         return loader_facts.construction_step(self.resolver, loader, note)
 
     def workers(self, loader) -> loader_facts.Workers:
-        return loader_facts.workers(self.resolver, loader)
+        """The loader's workers (asked by most rules: kept once per loader)."""
+        found = self._workers.get(loader)
+        if found is None:
+            found = self._workers[loader] = loader_facts.workers(self.resolver, loader)
+        return found
 
     def argument(self, loader, name: str) -> Optional[Results]:
         return loader_facts.loader_argument(self.resolver, loader, name)
@@ -1349,8 +1354,7 @@ class Model:
                         if function.name in WORKER_METHODS or store.kind == "del":
                             continue
                         ctx = self.resolver.method_ctx(obj, item.module, function)
-                        if function.param_tests and store.block >= 0 and \
-                                not self.resolver.branch_taken(function, store.block, ctx):
+                        if not self.resolver.branch_taken(function, store.block, ctx):
                             continue  # ``if video_loader is None:`` when this construction passes one
                         step = Step(item.module, store.span, f"stored as `self.{attr}`")
                         for found in self.resolver.eval(store.value, ctx):
@@ -1397,13 +1401,8 @@ class Model:
             method = self._start_method_of(found.obj)
             if method in ("spawn", "forkserver"):
                 return False
-        base = loader_facts.base_loader(loader)
-        info = self.project.modules.get(base.site.module) if base is not None and base.site else None
-        for call in self.start_method_calls():
-            if call[2] in ("spawn", "forkserver") and (info is None or
-                                                       self.project.modules[call[0]].boundary == info.boundary):
-                return False
-        return True
+        _, methods = self._start_methods_for(loader)
+        return not any(method in ("spawn", "forkserver") for method in methods)
 
     def fork_chosen(self, loader) -> bool:
         """Whether the code chooses fork for the loader's workers explicitly: its
@@ -1414,12 +1413,16 @@ class Model:
         context = self.argument(loader, "multiprocessing_context")
         if context:
             return all(self._start_method_of(found.obj) == "fork" for found in context)
+        known, methods = self._start_methods_for(loader)
+        return known and bool(methods) and all(method == "fork" for method in methods)
+
+    def _start_methods_for(self, loader) -> Tuple[bool, List[Optional[str]]]:
+        """Whether the loader's project is known, and what the ``set_start_method`` calls of
+        that project ask for (of every project when it is not)."""
         base = loader_facts.base_loader(loader)
         info = self.project.modules.get(base.site.module) if base is not None and base.site else None
-        if info is None:
-            return False
-        methods = [call[2] for call in self.start_method_calls() if self.project.modules[call[0]].boundary == info.boundary]
-        return bool(methods) and all(method == "fork" for method in methods)
+        return info is not None, [call[2] for call in self.start_method_calls()
+                                  if info is None or self.project.modules[call[0]].boundary == info.boundary]
 
     def _start_method_of(self, obj) -> Optional[str]:
         if isinstance(obj, Lit) and isinstance(obj.value, str):

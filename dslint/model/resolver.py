@@ -287,7 +287,7 @@ class Resolver:
         parts = []
         fills = [b.pos for b in bindings if (name, b.pos) in function.fills] if function.fills else ()
         for binding in bindings:
-            if function.param_tests and binding.block >= 0 and not self.branch_taken(function, binding.block, ctx):
+            if not self.branch_taken(function, binding.block, ctx):
                 continue  # ``if transform is None: transform = lambda ...`` when every caller passes one
             if binding.kind == "param":
                 part = self.param(function, name, ctx)
@@ -307,7 +307,7 @@ class Resolver:
         caller in ``ctx`` passes a value that takes it: ``if video_loader is None:`` when every
         caller passes a loader, ``if not transform:`` when every one passes a truthy one."""
         tests = function.param_tests
-        while block >= 0:
+        while tests and block >= 0:
             for tested_block, name, held in tests:
                 if tested_block != block:
                     continue
@@ -831,7 +831,7 @@ class Resolver:
             stores = [(f, s) for f, s in self.self_stores(item).get(name, ()) if s.kind != "del"]
             for function, store in stores:
                 ctx = self.method_ctx(inst, item.module, function)
-                if function.param_tests and store.block >= 0 and not self.branch_taken(function, store.block, ctx):
+                if not self.branch_taken(function, store.block, ctx):
                     continue
                 step = Step(item.module, store.span, f"stored as `self.{name}`")
                 part = extend(self.eval(store.value, ctx), step)
