@@ -72,9 +72,11 @@ def check(model: Model) -> Iterator[Finding]:
                 continue
         if shuffles and sampler in ("value", "maybe"):
             module = shuffle.site.module
+            written = source(model, module, shuffle.span)
+            written = written if "shuffle" in written or written.startswith("**") else f"shuffle={written}"  # by position
             yield finding(
                 model, CODE, module, shuffle.span,
-                f"`{source(model, module, shuffle.span)}` with a `sampler` raises `ValueError: sampler option is "
+                f"`{written}` with a `sampler` raises `ValueError: sampler option is "
                 f"mutually exclusive with shuffle`: drop it (the sampler decides the order) or use "
                 f"`shuffle=(sampler is None)`",
                 (loaders.construction_step(model.resolver, loader),),

@@ -350,7 +350,36 @@ def argument_source(resolver: "Resolver", inst, name: str) -> Optional[ArgumentS
 
             if index < len(site.args) and not any(isinstance(a, Starred) for a in site.args[: index + 1]):
                 return ArgumentSource(site.args[index], ctx, source.site, site.arg_spans[index])
+            found = _starred_source(resolver, site.args, ctx, index)
+            if found is not None:
+                return found
     return None
+
+
+def _starred_source(resolver: "Resolver", args, ctx: Ctx, index: int, depth: int = 0) -> Optional[ArgumentSource]:
+    """Positional argument ``index`` of ``args`` written by a caller of a function that
+    forwards its ``*args`` (``def make_loader(*args, **kw): return DataLoader(*args, **kw)``
+    called as ``make_loader(ds, 32, True)``): the caller's argument, when the ``*args``
+    is one caller's."""
+    from .objects import Varargs
+
+    from ..analysis.values import Starred
+
+    starred = next((j for j, a in enumerate(args[: index + 1]) if isinstance(a, Starred)), None)
+    if starred is None or depth > 4:
+        return None
+    found = resolver.eval(args[starred].value, ctx)
+    if len(found) != 1 or type(found[0].obj) is not Varargs:
+        return None
+    call = resolver.vararg_call(found[0].obj)
+    if call is None:
+        return None
+    ref, first, caller = call
+    site = resolver.project.call(ref)
+    target = first + index - starred
+    if target < len(site.args) and not any(isinstance(a, Starred) for a in site.args[first: target + 1]):
+        return ArgumentSource(site.args[target], caller, ref, site.arg_spans[target])
+    return _starred_source(resolver, site.args[first:], caller, index - starred, depth + 1) if target < len(site.args) else None
 
 
 def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, key: str,

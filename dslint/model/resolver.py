@@ -156,6 +156,10 @@ def join(parts: Iterable[Results]) -> Results:
     return tuple(seen.values())
 
 
+IN_PROGRESS = object()  # a memo entry being computed (a cycle answers unknown)
+ALL_VARARGS = "*"  # ``vararg_at``'s index for every positional a ``*args`` collects
+
+
 NEGATED_TRUTH = {"falsy": "true", "truthy": "false"}  # what every value must be for the branch to be dead
 
 
@@ -163,6 +167,14 @@ def without_unset(results: Results) -> Results:
     """``results`` without the values an ``if x == 0:`` / ``if x is None:`` / ``if not x:``
     test catches: what is left after a body that sets ``x`` when it holds."""
     return tuple(f for f in results if type(f.obj) is not Lit or f.obj.value)
+
+
+def _tensor_index(keys: Results) -> bool:
+    """Whether a subscript's key is a tensor or array (``labels[matched]``): advanced indexing
+    copies into a new tensor, which is neither the worker's shared memory nor pinned."""
+    return bool(keys) and all(type(f.obj) is Batch or (type(f.obj) is Inst and type(f.obj.cls) is Ext
+                                                       and f.obj.cls.qualname.startswith(("torch.", "numpy.")))
+                              for f in keys)
 
 
 def one(obj: Obj, trail: Trail = ()) -> Results:
@@ -200,6 +212,7 @@ class Resolver:
         self._imports: Dict[Tuple[Imported, str], Results] = {}
         self._decorations: Dict[Tuple[int, int], bool] = {}
         self._importing: Set[Tuple[Imported, str]] = set()
+        self._varargs: Dict[tuple, object] = {}
 
     # entry -----------------------------------------------------------------------------
     def eval(self, value: Optional[Value], ctx: Ctx) -> Results:
@@ -433,6 +446,8 @@ class Resolver:
     def bound_param(self, function: FunctionSummary, param: Param, position: int, ctx: Ctx) -> Results:
         if param.kind == "kwarg":
             return one(Kwargs(Func(ctx.module, function.qualname), ctx))
+        if param.kind == "vararg":
+            return one(Varargs(Func(ctx.module, function.qualname), ctx))
         site = self.project.call(ctx.call)
         skip = 1 if (self._method_owner(ctx.module, function) is not None and not self._is_static(function)
                      and (ctx.self_obj is not None or self._is_classmethod(function))) else 0
@@ -457,7 +472,10 @@ class Resolver:
         if param.kind in ("pos", "posonly") and position >= 0:
             for index, arg in enumerate(args):
                 if isinstance(arg, Starred):
-                    return join(self.element_at(f, position - index) for f in self.eval(arg.value, caller))
+                    found = self.starred_at(arg.value, caller, position - index)
+                    if found is None:
+                        break  # the ``*args`` holds fewer: given by keyword, or the default
+                    return found
                 if index == position:
                     step = Step(ref.module, site.arg_spans[index + shift], f"passed as `{param.name}`")
                     return extend(self.eval(arg, caller), step)
@@ -551,7 +569,10 @@ class Resolver:
         if position is not None:
             for index, arg in enumerate(site.args):
                 if isinstance(arg, Starred):
-                    return join(self.element_at(f, position - index) for f in self.eval(arg.value, ctx))
+                    found = self.starred_at(arg.value, ctx, position - index)
+                    if found is None:
+                        break  # fewer positionals than ``position``: look for the keyword
+                    return found
                 if index == position:
                     return extend(self.eval(arg, ctx), Step(ref.module, site.arg_spans[index], f"argument `{key}`" if key else "argument"))
         if key is None:
@@ -750,12 +771,12 @@ class Resolver:
         self._stores[key] = table
         return table
 
-    def instance_attribute(self, inst: Inst, name: str) -> Results:
+    def instance_attribute(self, inst: Inst, name: str, reader: Optional[str] = None) -> Results:
         """``obj.name`` for an instance of a project class, with what code outside the class
-        sets there after building it (``cfg.workers = 8``)."""
+        sets there after building it (``cfg.workers = 8``); ``reader``: the function reading it."""
         if inst.site is None:
-            return self._class_attribute_value(inst, name)
-        return self.overridden(inst, name, lambda: self._class_attribute_value(inst, name))
+            return self._class_attribute_value(inst, name, reader)
+        return self.overridden(inst, name, lambda: self._class_attribute_value(inst, name, reader))
 
     def overridden(self, obj, name: str, own) -> Results:
         """``own()`` (what the object says ``name`` is), replaced by what the code that built it
@@ -821,8 +842,11 @@ class Resolver:
         return bool(bindings) and all(b.kind == "assign" for b in bindings)
 
     @bounded(UNKNOWN_RESULT)
-    def _class_attribute_value(self, inst: Inst, name: str) -> Results:
-        """``obj.name`` as the class defines it (stores in its methods, fields, class attributes)."""
+    def _class_attribute_value(self, inst: Inst, name: str, reader: Optional[str] = None) -> Results:
+        """``obj.name`` as the class defines it (stores in its methods, fields, class attributes).
+        Seen from another function than the method storing it, a store that method later
+        refines on every path (``self.x = next(it)`` ... ``self.x = self.x.cuda(non_blocking=True)``)
+        no longer holds once the method returns."""
         cls = inst.cls
         parts = []
         for item in self.mro(cls):
@@ -830,6 +854,8 @@ class Resolver:
                 continue
             stores = [(f, s) for f, s in self.self_stores(item).get(name, ()) if s.kind != "del"]
             for function, store in stores:
+                if reader != store.scope and self._refined_later(item.module, function, store, stores):
+                    continue
                 ctx = self.method_ctx(inst, item.module, function)
                 if not self.branch_taken(function, store.block, ctx):
                     continue
@@ -865,6 +891,38 @@ class Resolver:
             else:
                 results.append((found,))
         return join(results)
+
+    def _refined_later(self, module: str, function: FunctionSummary, store, stores) -> bool:
+        """A later store of the same attribute in the same method, on every path after ``store``
+        (its block holds ``store``'s), whose value is made from the attribute itself."""
+        self_name = function.params[0].name
+        return any(other.scope == store.scope and other.span > store.span
+                   and _encloses(function.blocks, other.block, store.block)
+                   and self._reads_attribute(module, other.value, self_name, store.attr)
+                   for _, other in stores)
+
+    def _reads_attribute(self, module: str, value, root: str, attr: str, depth: int = 0) -> bool:
+        """Whether ``value`` is computed from ``root.attr`` (through calls, items, operators)."""
+        if depth > 4:
+            return False
+        kind = type(value)
+        if kind is Attr:
+            base = value.base
+            if value.name == attr and type(base) is Name and base.id == root:
+                return True
+            return self._reads_attribute(module, base, root, attr, depth + 1)
+        if kind is Call:
+            site = self.project.call(SiteRef(module, value.index))
+            return any(self._reads_attribute(module, v, root, attr, depth + 1)
+                       for v in (site.func, *site.args, *(v for _, v in site.keywords)))
+        if kind is Item:
+            return self._reads_attribute(module, value.base, root, attr, depth + 1)
+        if kind is Op or kind is Seq:
+            items = value.args if kind is Op else value.items
+            return any(self._reads_attribute(module, v, root, attr, depth + 1) for v in items)
+        if kind is Starred:
+            return self._reads_attribute(module, value.value, root, attr, depth + 1)
+        return False
 
     def _saves_hyperparameters(self, cls: Cls) -> bool:
         """Lightning's ``self.save_hyperparameters()`` in the ``__init__`` that builds ``cls``."""
@@ -996,7 +1054,7 @@ class Resolver:
             return attr if attr is not None else UNKNOWN_RESULT
         if kind is Inst:
             if isinstance(obj.cls, Cls):
-                return extend(self.instance_attribute(obj, name), None)
+                return extend(self.instance_attribute(obj, name, ctx.scope), None)
             return self.libraries.instance_attribute(self, obj, name) or UNKNOWN_RESULT
         if kind is Batch:
             return one(obj, found.trail)
@@ -1069,7 +1127,8 @@ class Resolver:
                 else:
                     parts.append(self.container_values(obj))
             elif isinstance(obj, Batch):
-                parts.append((found,))
+                keys = keys if keys is not None else self.eval(value.key, ctx)
+                parts.append(UNKNOWN_RESULT if _tensor_index(keys) else (found,))
             elif isinstance(obj, (Cls, Ext)) and isinstance(value.base, (Name, Attr)):
                 parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and not self.is_loader(obj):
@@ -1079,6 +1138,13 @@ class Resolver:
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
                 parts.append(self.hparam(obj, key.value) if key is not None and isinstance(key.value, str)
                              else UNKNOWN_RESULT)
+            elif isinstance(obj, Varargs):
+                keys = keys if keys is not None else self.eval(value.key, ctx)
+                key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
+                if key is not None and type(key.value) is int:
+                    parts.append(self.vararg_at(obj, key.value) or UNKNOWN_RESULT)
+                else:
+                    parts.append(join([self.vararg_values(obj), UNKNOWN_RESULT]))
             elif isinstance(obj, Kwargs):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
@@ -1229,8 +1295,105 @@ class Resolver:
         return found
 
     @bounded(UNKNOWN_RESULT)
+    def starred_at(self, value: Value, ctx: Ctx, index: int) -> Optional[Results]:
+        """Element ``index`` of a ``*value`` argument; None when every value it may be is a
+        caller's ``*args`` with fewer positionals than that (not given: the default applies)."""
+        parts = []
+        missing = False
+        for found in self.eval(value, ctx):
+            if type(found.obj) is Varargs:
+                got = self.vararg_at(found.obj, index)
+                if got is None:
+                    missing = True
+                    continue
+                parts.append(got)
+            else:
+                parts.append(self.element_at(found, index))
+        if not parts:
+            return None if missing else UNKNOWN_RESULT
+        if missing:
+            parts.append(UNKNOWN_RESULT)  # given by some callers only
+        return join(parts)
+
+    def vararg_call(self, varargs: Varargs) -> Optional[Tuple[SiteRef, int, Ctx]]:
+        """(the call binding a ``*args`` parameter, the index of the first positional argument
+        it collects there, the context of those arguments), or None."""
+        ctx = varargs.ctx
+        function = self.project.function(varargs.func.module, varargs.func.qualname)
+        if ctx.call is None or function is None:
+            return None
+        site = self.project.call(ctx.call)
+        skip = 1 if (self._method_owner(ctx.module, function) is not None and not self._is_static(function)
+                     and (ctx.self_obj is not None or self._is_classmethod(function))) else 0
+        before = 0
+        for param in function.params:
+            if param.kind == "vararg":
+                break
+            if param.kind in ("pos", "posonly"):
+                before += 1
+        return ctx.call, max(0, before - skip) + ctx.shift, ctx.caller or Ctx(ctx.call.module, site.scope)
+
+    def _vararg_args(self, varargs: Varargs):
+        call = self.vararg_call(varargs)
+        if call is None:
+            return None
+        ref, first, caller = call
+        return self.project.call(ref).args[first:], caller
+
+    def vararg_at(self, varargs: Varargs, index: int) -> Optional[Results]:
+        """``args[index]`` of a bound ``*args``: the caller's positional argument there, or
+        None when the caller passed fewer (memoised: forwarding chains ``f(*args)`` →
+        ``g(*args)`` reach the same question from many callers)."""
+        key = (varargs, index)
+        memo = self._varargs
+        if key in memo:
+            found = memo[key]
+            return found if found is not IN_PROGRESS else UNKNOWN_RESULT
+        memo[key] = IN_PROGRESS
+        try:
+            found = self._vararg_at(varargs, index)
+        except BaseException:
+            del memo[key]
+            raise
+        memo[key] = found
+        return found
+
+    @bounded(UNKNOWN_RESULT)
+    def _vararg_at(self, varargs: Varargs, index: int) -> Optional[Results]:
+        if index is ALL_VARARGS:
+            return self._vararg_values(varargs)
+        call = self._vararg_args(varargs)
+        if call is None:
+            return UNKNOWN_RESULT
+        args, caller = call
+        if index < 0:
+            if any(isinstance(arg, Starred) for arg in args):
+                return UNKNOWN_RESULT
+            return self.eval(args[index], caller) if -len(args) <= index else None
+        for position, arg in enumerate(args):
+            if isinstance(arg, Starred):
+                return self.starred_at(arg.value, caller, index - position)
+            if position == index:
+                return self.eval(arg, caller)
+        return None
+
+    def vararg_values(self, varargs: Varargs) -> Results:
+        """Every positional argument a bound ``*args`` collects."""
+        return self.vararg_at(varargs, ALL_VARARGS) or ()
+
+    @bounded(UNKNOWN_RESULT)
+    def _vararg_values(self, varargs: Varargs) -> Results:
+        call = self._vararg_args(varargs)
+        if call is None:
+            return UNKNOWN_RESULT
+        args, caller = call
+        return join([join(self.iterate(f) for f in self.eval(arg.value, caller)) if isinstance(arg, Starred)
+                     else self.eval(arg, caller) for arg in args]) if args else ()
+
     def element_at(self, found: Found, index: int) -> Results:
         obj = found.obj
+        if type(obj) is Varargs:
+            return self.vararg_at(obj, index) or UNKNOWN_RESULT
         if isinstance(obj, Container) and isinstance(obj.value, Seq) and obj.kind in ("tuple", "list"):
             items = obj.value.items
             if any(isinstance(i, Starred) for i in items) or not -len(items) <= index < len(items):
@@ -1365,6 +1528,8 @@ class Resolver:
             return join(self.eval(v, obj.ctx) for v in function.returns)
         if kind is Iterated:
             return (found,)
+        if kind is Varargs:
+            return self.vararg_values(obj)
         return UNKNOWN_RESULT
 
     def _iterate_instance(self, found: Found) -> Results:
