@@ -84,3 +84,46 @@ def test_related_locations_in_flake8_message():
                             capture_output=True, text=True)
     line = next(l for l in result.stdout.splitlines() if "DSL201" in l)
     assert "(see " in line and "config.py:7: default of field `num_workers`" in line
+
+
+def test_refined_store_read_where_a_property_and_its_setter_share_a_name(lint_snippet):
+    """A getter and its setter are two functions with one qualified name (the model keeps the
+    getter's summary): whether a store in the setter is refined later is judged in the
+    function holding it (this crashed on Lightning's ``Trainer.logger``); the raw batch the
+    setter stores stays visible to ``use()``."""
+    code = '''
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+
+
+        class Holder:
+            def __init__(self, loader):
+                self.loader = iter(loader)
+                self._batch = None
+
+            @property
+            def batch(self):
+                return self._batch
+
+            @batch.setter
+            def batch(self, value):
+                if value is None:
+                    self._batch = next(self.loader)
+                else:
+                    self._batch = value
+
+            def use(self):
+                return self._batch.cuda()
+
+
+        def main():
+            loader = DataLoader(TensorDataset(torch.zeros(8, 2)), num_workers=2, pin_memory=True)
+            holder = Holder(loader)
+            holder.batch = None
+            holder.use()
+
+
+        if __name__ == "__main__":
+            main()
+    '''
+    assert [code for code, _ in lint_snippet(code)] == ["DSL301"]

@@ -896,7 +896,10 @@ class Resolver:
         """A later store of the same attribute in the same method, on every path after ``store``
         (its block holds ``store``'s), whose value is made from the attribute itself."""
         self_name = function.params[0].name
-        return any(other.scope == store.scope and other.span > store.span
+        if not function.span.row <= store.span.row <= function.end_row:
+            return False  # a method of the same name defined again (a property's setter)
+        return any(other.scope == store.scope and other.span > store.span and other.span.row <= function.end_row
+                   and other.block < len(function.blocks) and store.block < len(function.blocks)
                    and _encloses(function.blocks, other.block, store.block)
                    and self._reads_attribute(module, other.value, self_name, store.attr)
                    for _, other in stores)
