@@ -234,7 +234,10 @@ def _is_none(obj) -> bool:
 
 
 def _definite(obj) -> bool:
-    return isinstance(obj, (Lit, PositiveInt, Func, Cls, Container))
+    """An object whose None-ness is known: a literal, or something that is never None (a
+    function, a class, a display, an instance of a project class)."""
+    return isinstance(obj, (Lit, PositiveInt, Func, Cls, Container, Bound, Mod)) or (
+        type(obj) is Inst and type(obj.cls) is Cls)
 
 
 def _fstring(resolver: "Resolver", parts, ctx: Ctx) -> Results:
@@ -398,6 +401,35 @@ def _device(resolver, qualname, ref, ctx) -> Results:
     return _arg(resolver, ref, ctx, 0, "type") or UNKNOWN_RESULT
 
 
+def _str(resolver, qualname, ref, ctx) -> Results:
+    """``str(x)`` of a known string (a device, which the model keeps as its string) is that
+    string; of anything else, some string."""
+    given = _arg(resolver, ref, ctx, 0) or ()
+    if given and all(isinstance(f.obj, Lit) and type(f.obj.value) is str for f in given):
+        return given
+    return one(Inst(Ext(qualname), ref, ctx))
+
+
+STRING_TESTS = {"startswith": str.startswith, "endswith": str.endswith}
+UNFINISHED = "\u2026"  # the mark ``_fstring`` puts where the rest of a string is not known
+
+
+def string_method(resolver: "Resolver", receiver: Found, name: str, ref: SiteRef, ctx: Ctx) -> Results:
+    """``text.startswith("cuda")`` and ``text.endswith(...)`` of a known string (a device
+    string: ``str(device).startswith("cuda")``); other methods give some value."""
+    test = STRING_TESTS.get(name)
+    text = receiver.obj.value
+    given = _arg(resolver, ref, ctx, 0) if test is not None else None
+    if not given or len(given) != 1 or not isinstance(given[0].obj, Lit) or type(given[0].obj.value) is not str:
+        return UNKNOWN_RESULT
+    if UNFINISHED in text:
+        known = text.split(UNFINISHED)[0]
+        if name != "startswith" or len(given[0].obj.value) > len(known):
+            return UNKNOWN_RESULT
+        text = known
+    return one(Lit(test(text, given[0].obj.value)), receiver.trail)
+
+
 CALLS = {
     "dataclasses.field": _dataclass_field,
     "builtins.int": _int,
@@ -412,6 +444,7 @@ CALLS = {
     "builtins.getattr": _getattr,
     "builtins.dict": _dict,
     "torch.device": _device,
+    "builtins.str": _str,
 }
 
 

@@ -1069,6 +1069,8 @@ class Resolver:
             return self.hparam(obj, name)
         if kind is Top:
             return self.loader_attribute(name)
+        if kind is Lit and name == "type" and type(obj.value) is str:
+            return one(Lit(obj.value.split(":")[0]), found.trail)  # ``torch.device("cuda:0").type``
         return UNKNOWN_RESULT
 
     def loader_attribute(self, name: str) -> Results:
@@ -1441,6 +1443,8 @@ class Resolver:
             return (receiver,)  # the same entries (``kwargs = BASE.copy()``)
         if isinstance(obj, Gen) and name in ("__next__", "send"):
             return self.iterate(receiver)
+        if type(obj) is Lit and type(obj.value) is str:
+            return externals.string_method(self, receiver, name, ref, ctx)
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
             described = self._described_method(obj.cls, name)
             if described is not None:  # the library's own source is linted: its table entry still decides
