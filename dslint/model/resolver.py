@@ -156,6 +156,14 @@ def join(parts: Iterable[Results]) -> Results:
     return tuple(seen.values())
 
 
+# Objects that are bags of attributes, filled by their keywords, a dict, or stores after
+# they are built: config holders (``SimpleNamespace(workers=2)``, ``__C = EasyDict()`` ...
+# ``__C.TRAIN.NUM_WORKERS = 0``, yacs' ``_C = CN()``).
+ATTRIBUTE_BAGS = frozenset({
+    "types.SimpleNamespace", "argparse.Namespace", "easydict.EasyDict", "addict.Dict", "addict.addict.Dict",
+    "yacs.config.CfgNode", "ml_collections.ConfigDict", "ml_collections.config_dict.ConfigDict",
+})
+BAG_COPIES = frozenset({"clone", "copy", "deepcopy"})
 IN_PROGRESS = object()  # a memo entry being computed (a cycle answers unknown)
 ALL_VARARGS = "*"  # ``vararg_at``'s index for every positional a ``*args`` collects
 
@@ -807,8 +815,9 @@ class Resolver:
                 for store in info.summary.stores:
                     if store.kind == "assign" and store.attr != "[]" and not self._on_own_self(info.key, store):
                         self._stores_outside.setdefault(store.attr, []).append((info.key, store))
+            self._stores_outside = {attr: tuple(stores) for attr, stores in self._stores_outside.items()}
         always, sometimes, fills = [], [], False
-        for module, store in self._stores_outside.get(name, ()):
+        for module, store in self._stores_outside.get(name, ()) + self._home_stores(obj, name):
             ctx = Ctx(module, store.scope)
             if not any(_same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
                 continue
@@ -824,6 +833,17 @@ class Resolver:
         self._overrides[key] = (always, sometimes, fills)
         return always, sometimes, fills
 
+    def _home_stores(self, obj, name: str) -> tuple:
+        """Stores of ``name`` in the module that built ``obj`` when the pre-filter did not read
+        that module up front (a config module: ``__C = EasyDict()`` ... ``__C.TRAIN.NUM_WORKERS = 0``)."""
+        site = getattr(obj, "site", None)
+        info = self.project.modules.get(site.module) if isinstance(site, SiteRef) else None
+        summary = self.project.summary(info.key) if info is not None and not info.eager else None
+        if summary is None:
+            return ()
+        return tuple((info.key, store) for store in summary.stores
+                     if store.attr == name and store.kind == "assign" and not self._on_own_self(info.key, store))
+
     def _on_own_self(self, module: str, store) -> bool:
         function = self.project.function(module, store.scope) if store.scope else None
         return (function is not None and function.scope_kind == "class" and bool(function.params)
@@ -835,6 +855,10 @@ class Resolver:
         from ..analysis.values import root_name
 
         name = root_name(store.target)
+        if not store.scope and name is not None:  # a module's own object, set where it is built
+            summary = self.project.summary(module)
+            bindings = summary.bindings.get(name, ()) if summary is not None else ()
+            return bool(bindings) and all(b.kind == "assign" for b in bindings)
         function = self.project.function(module, store.scope) if store.scope else None
         if name is None or function is None:
             return False
@@ -1058,6 +1082,8 @@ class Resolver:
         if kind is Inst:
             if isinstance(obj.cls, Cls):
                 return extend(self.instance_attribute(obj, name, ctx.scope), None)
+            if obj.cls.qualname in ATTRIBUTE_BAGS:
+                return self.overridden(obj, name, lambda: self.bag_attribute(obj, name))
             return self.libraries.instance_attribute(self, obj, name) or UNKNOWN_RESULT
         if kind is Batch:
             return one(obj, found.trail)
@@ -1072,6 +1098,26 @@ class Resolver:
         if kind is Lit and name == "type" and type(obj.value) is str:
             return one(Lit(obj.value.split(":")[0]), found.trail)  # ``torch.device("cuda:0").type``
         return UNKNOWN_RESULT
+
+    def bag_attribute(self, bag: Inst, name: str) -> Results:
+        """``hp.workers`` of ``hp = SimpleNamespace(workers=2)`` / ``EasyDict({"workers": 2})``:
+        the keyword or the entry of the dict it was built from (what is set on it later is
+        added by ``overridden``)."""
+        if bag.site is None:
+            return UNKNOWN_RESULT
+        given = self.keyword_at(bag.site, bag.ctx, name)
+        if given is not None:
+            return given
+        parts = []
+        for found in self.keyword_at(bag.site, bag.ctx, None, 0) or ():
+            obj = found.obj
+            if type(obj) is Container and obj.kind == "dict":
+                parts.append(self.dict_item(obj, name) or UNKNOWN_RESULT)
+            elif type(obj) is Inst and isinstance(obj.cls, Ext) and obj.cls.qualname in ATTRIBUTE_BAGS:
+                parts.append(self.attribute(found, name, bag.ctx or Ctx(bag.site.module)))
+            else:
+                parts.append(UNKNOWN_RESULT)
+        return join(parts) if parts else UNKNOWN_RESULT
 
     def loader_attribute(self, name: str) -> Results:
         """``<unknown>.train_loader``: when every class of the project that sets ``self.<name>``
@@ -1427,6 +1473,8 @@ class Resolver:
     def method_call(self, receiver: Found, name: str, ref: SiteRef, ctx: Ctx) -> Results:
         obj = receiver.obj
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+            if name in BAG_COPIES and obj.cls.qualname in ATTRIBUTE_BAGS:
+                return (receiver,)  # ``_C.clone()``: the same entries
             handled = self.libraries.method_call(self, obj, name, ref, ctx)
             if handled is not None:
                 return handled
