@@ -277,7 +277,9 @@ class Model:
 
     def _loader_names(self) -> Set[str]:
         """Last names a loader construction can be called by: library names, project
-        subclasses of them, and names bound to them (aliases, ``functools.partial``)."""
+        subclasses of them, and names bound to them (aliases, ``functools.partial``, what a
+        factory returning such a partial hands back: ``make = loader_fn(cfg)`` ... ``make(ds)``;
+        ``f()`` stands for the result of calling ``f``)."""
         names = {spec_name.rpartition(".")[2] for spec in self.resolver.libraries.loaders for spec_name in spec.names}
         entries = self._naming_entries()
         for _ in range(3):
@@ -307,6 +309,11 @@ class Model:
                                                  if b.kind in ("assign", "import")) if key)
                     if keys:
                         entries.append((False, name, keys))
+            for function in summary.functions.values():
+                keys = tuple(key for key in (self._naming_key(v, summary) for v in function.returns)
+                             if key and not key.endswith("()"))
+                if keys:  # ``return partial(DataLoader, ...)``
+                    entries.append((False, f"{function.name}()", keys))
         return entries
 
     @staticmethod
@@ -318,6 +325,8 @@ class Model:
             site = summary.calls[value.index]
             if last_name(site.func) == "partial" and site.args:
                 return last_name(site.args[0])
+            called = last_name(site.func)
+            return f"{called}()" if called else ""
         return ""
 
     def construction(self, loader, note: str = "the loader is built here") -> Optional[Step]:
