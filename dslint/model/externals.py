@@ -410,6 +410,18 @@ def _str(resolver, qualname, ref, ctx) -> Results:
     return one(Inst(Ext(qualname), ref, ctx))
 
 
+def _environment(resolver, qualname, ref, ctx) -> Results:
+    """``os.environ.get("NUM_WORKERS", 0)``: like an ``argparse`` default, the default is what
+    the program runs with unless someone sets the variable; without a default, unknown."""
+    default = _arg(resolver, ref, ctx, 1, "default")
+    if not default or not all(isinstance(f.obj, Lit) for f in default):
+        return one(Inst(Ext(qualname), ref, ctx))
+    names = _arg(resolver, ref, ctx, 0, "key") or ()
+    name = names[0].obj.value if len(names) == 1 and isinstance(names[0].obj, Lit) else "the variable"
+    step = Step(ref.module, resolver.project.call(ref).span, f"default of environment variable `{name}`")
+    return tuple(Found(f.obj, (step,) + f.trail) for f in default)
+
+
 STRING_TESTS = {"startswith": str.startswith, "endswith": str.endswith}
 UNFINISHED = "\u2026"  # the mark ``_fstring`` puts where the rest of a string is not known
 
@@ -445,6 +457,8 @@ CALLS = {
     "builtins.dict": _dict,
     "torch.device": _device,
     "builtins.str": _str,
+    "os.getenv": _environment,
+    "os.environ.get": _environment,
 }
 
 
