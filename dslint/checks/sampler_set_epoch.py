@@ -4,18 +4,22 @@
 ``sampler.set_epoch(epoch)`` is called each epoch, every epoch sees the same order. The
 sampler, the loader and the epoch loop may be in different functions and files; a
 ``set_epoch`` reached from the loop (directly, through ``loader.sampler``, or in a
-function the loop calls) counts, and frameworks that set the epoch themselves
-(accelerate, Lightning, HF) are left alone.
+function the loop calls) counts when what it is called on may be that sampler, and
+frameworks that set the epoch themselves (accelerate, Lightning, HF) are left alone.
+``dataset.set_epoch(epoch)`` or ``val_sampler.set_epoch(epoch)`` leaves the shuffling
+sampler's order unchanged.
 """
 
 from __future__ import annotations
 
 from typing import Iterator, Optional, Set
 
+from ..analysis.values import Attr, last_name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Ctx, Ext, Inst, Step, Top
+from ..model.objects import Bound, Cls, Ctx, Ext, Func, Inst, Step, Top
+from ..model.project import sites_in_scope
 from ..model.queries import Model
 from .base import finding
 
@@ -38,11 +42,14 @@ def _shuffling_sampler(model: Model, loader) -> Optional[Inst]:
 
 
 def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
-    """A ``set_epoch`` in the epoch loop (or a function it calls), on the sampler or the
-    loader anywhere, or on something unknown in one of the modules involved."""
-    if epoch.loop is not None and model.calls_in_loop(epoch.module, epoch.loop, {"set_epoch"}):
-        return True
+    """A ``set_epoch`` in the epoch loop (or a function it calls) on something that may be the
+    sampler; on the sampler or the loader anywhere, or on something unknown in one of the
+    modules involved."""
     base = loaders.base_loader(loader)
+    targets = {sampler.site, base.site}
+    if epoch.loop is not None and any(_may_set(model, site, Ctx(ref.module, site.scope), targets, 0)
+                                      for ref, site in model.calls_in_loop(epoch.module, epoch.loop, {"set_epoch"})):
+        return True
     involved = {sampler.site.module, base.site.module, epoch.module, iteration.module}
     for ref in model.project.calls_named("set_epoch"):
         site = model.project.call(ref)
@@ -55,6 +62,53 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
             if isinstance(obj, Top) and ref.module in involved:
                 return True
     return False
+
+
+MAX_HOLDERS = 2  # holders followed into their own ``set_epoch`` (``data["train"].set_epoch(epoch)``)
+
+
+def _may_set(model: Model, site, ctx: Ctx, targets, depth: int) -> bool:
+    """Whether the ``set_epoch`` call ``site`` may set the sampler's epoch: what it is called
+    on may be the sampler (unknown: it may); ``set_epoch(...)`` as a plain function may."""
+    if not isinstance(site.func, Attr):
+        return True
+    receivers = model.resolver.eval(site.func.base, ctx)
+    return not receivers or any(_may_be_sampler(model, found.obj, targets, depth) for found in receivers)
+
+
+def _may_be_sampler(model: Model, obj, targets, depth: int) -> bool:
+    """``obj.set_epoch`` may reach the sampler unless ``obj`` is known to be another object:
+    another torch sampler (its own epoch), or an instance of a project class whose own
+    ``set_epoch`` sets nothing that may be the sampler (a dataset's epoch)."""
+    if not isinstance(obj, Inst) or (obj.site is not None and obj.site in targets):
+        return True
+    method = model.resolver.method(obj.cls, "set_epoch") if isinstance(obj.cls, Cls) else None
+    if method is not None:
+        return depth >= MAX_HOLDERS or _method_may_set(model, method, obj, targets, depth + 1)
+    return not _is_torch_sampler(model, obj)
+
+
+def _method_may_set(model: Model, method: Func, inst: Inst, targets, depth: int) -> bool:
+    """A holder's ``set_epoch`` method that passes the epoch on to what may be the sampler, or
+    calls other project code (not followed: it may)."""
+    function = model.project.function(method.module, method.qualname)
+    if function is None:
+        return True
+    ctx = model.resolver.method_ctx(inst, method.module, function)
+    summary = model.project.summary(method.module)
+    for index in sites_in_scope(model.project, method.module, method.qualname):
+        site = summary.calls[index]
+        if last_name(site.func) == "set_epoch":
+            if _may_set(model, site, ctx, targets, depth):
+                return True
+        elif any(isinstance(f.obj, (Func, Bound, Top)) for f in model.resolver.eval(site.func, ctx)):
+            return True
+    return False
+
+
+def _is_torch_sampler(model: Model, inst: Inst) -> bool:
+    return any(isinstance(c, Ext) and c.qualname.startswith("torch.utils.data.") and c.qualname.endswith("Sampler")
+               for c in model.resolver.mro(inst.cls))
 
 
 def _sampler_ref(model: Model, sampler: Inst, loader, epoch) -> Optional[str]:

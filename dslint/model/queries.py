@@ -21,7 +21,7 @@ import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop
-from ..analysis.values import Attr, Call, Const, Imported, Item, Name, Part, Seq, Starred, dotted, last_name
+from ..analysis.values import Attr, Call, Const, DictDisplay, Imported, Item, Name, Part, Seq, Starred, dotted, last_name
 from . import externals, mmconfig
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
@@ -1777,17 +1777,43 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
         if not _outlives_pass(call.base, function, loop) or _counted(model, ctx, function, iteration.loop, site) \
                 or _bounded_holder(model, iteration.module, function, call.base):
             continue
-        view = _batch_view(model, site.args[-1], ctx, function, iteration.loader, 0)
+        kept = _kept_tensor(model, site.args[-1], ctx, function, loop, iteration, call.base)
+        if kept is None:
+            continue
+        trail, evidence = kept
+        text = " ".join(model.project.text_of(iteration.module, site.span).split())
+        holder = text.rsplit(f".{call.name}(", 1)[0] if f".{call.name}(" in text else "a list"
+        out.append(Kept(iteration, iteration.module, index, site, holder, evidence, trail))
+    return out
+
+
+def _kept_tensor(model: Model, value, ctx: Ctx, function, loop: Loop, iteration: Iteration,
+                 holder) -> Optional[Tuple[Trail, str]]:
+    """(trail, why it is a tensor) for the first part of the kept ``value`` that is a view of a
+    host batch known to be a tensor; None when there is none."""
+    for part in _held_parts(value):
+        view = _batch_view(model, part, ctx, function, iteration.loader, 0)
         if view is None:
             continue
         trail, evidence = view
-        text = " ".join(model.project.text_of(iteration.module, site.span).split())
-        holder = text.rsplit(f".{call.name}(", 1)[0] if f".{call.name}(" in text else "a list"
-        evidence = evidence or _concatenated(model, iteration.module, loop.scope, call.base) \
-            or _used_as_tensor(model, iteration.module, loop, site.args[-1]) or _tensor_batches(model, iteration.loader)
+        evidence = evidence or _concatenated(model, iteration.module, loop.scope, holder) \
+            or _used_as_tensor(model, iteration.module, loop, part) or _tensor_batches(model, iteration.loader)
         if evidence:
-            out.append(Kept(iteration, iteration.module, index, site, holder, evidence, trail))
-    return out
+            return trail, evidence
+    return None
+
+
+def _held_parts(value, depth: int = 0):
+    """What keeping ``value`` keeps alive: the value itself, or each item of the tuple, list,
+    set or dict display it is (``buffer.append((x, y))`` keeps ``x`` and ``y``)."""
+    if type(value) is Seq and value.kind != "comp" and depth < 4:
+        for item in value.items:
+            yield from _held_parts(item, depth + 1)
+    elif type(value) is DictDisplay and depth < 4:
+        for item in value.values:
+            yield from _held_parts(item, depth + 1)
+    else:
+        yield value
 
 
 MAX_COUNTED = 256  # kept tensors (descriptors) well under the usual limit of 1024 open files
@@ -1858,6 +1884,10 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
 
         return _batch_view(model, value.base, ctx, function, loader, depth + 1) \
             if isinstance(value.key, Const) else None  # a mask or index tensor copies
+    if type(value) in (Seq, DictDisplay):  # ``pair = (x, y)``: the display keeps its items
+        views = [v for v in (_batch_view(model, part, ctx, function, loader, depth + 1) for part in _held_parts(value))
+                 if v is not None]
+        return next((v for v in views if v[1]), views[0]) if views else None
     if isinstance(value, Name) and function is not None and value.id in function.bindings:
         from .resolver import reaching
 
