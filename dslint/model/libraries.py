@@ -22,6 +22,7 @@ from .objects import (
     UNKNOWN_RESULT,
     Batch,
     Cls,
+    Container,
     Ctx,
     Ext,
     Found,
@@ -33,6 +34,7 @@ from .objects import (
     Results,
     SiteRef,
     Step,
+    Top,
 )
 from . import mmconfig
 
@@ -46,6 +48,10 @@ DATALOADER_POSITIONAL = (
     "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
     "drop_last", "timeout", "worker_init_fn", "multiprocessing_context", "generator",
 )
+
+
+HF_PARSES = frozenset({"parse_args_into_dataclasses", "parse_dict", "parse_json_file", "parse_yaml_file"})
+HF_PARSED = "transformers.HfArgumentParser.parse_args_into_dataclasses()"  # what those hand back
 
 
 @dataclass(frozen=True)
@@ -403,6 +409,8 @@ class Libraries:
                         else (Found(Inst(Ext("argparse.parse_known_args"), ref, ctx)),))
             if name in ("add_argument_group", "add_mutually_exclusive_group"):
                 return (Found(inst),)
+        if qualname.rpartition(".")[2] == "HfArgumentParser" and name in HF_PARSES:
+            return (Found(Inst(Ext(HF_PARSED), ref, ctx)),)
         method = f"{qualname}.{name}"
         wrapper = self.wrapper_named(method)
         if wrapper is not None:
@@ -453,11 +461,32 @@ class Libraries:
             base = parser_site.func.base
             ctx = inst.ctx or Ctx(inst.site.module, parser_site.scope)
             return tuple(Found(Namespace(f.obj)) for f in resolver.eval(base, ctx) if isinstance(f.obj, Inst))
+        if qualname == HF_PARSED:
+            return self._parsed_dataclass(resolver, inst, index)
         if self.wrapper_named(qualname) is not None:
             return self.prepared(resolver, inst, index)
         if qualname in RANDOM_SPLIT:  # each part is a Subset of the dataset (the call's first argument)
             return (Found(Inst(Ext("torch.utils.data.Subset"), inst.site, inst.ctx)),)
         return None
+
+    def _parsed_dataclass(self, resolver: "Resolver", parsed: Inst, index: int) -> Results:
+        """Part ``index`` of ``HfArgumentParser((A, B)).parse_args_into_dataclasses()``: an
+        instance of the dataclass at that place, its fields at their defaults (what the
+        script runs with unless a flag sets them)."""
+        from .resolver import join
+
+        site = resolver.project.call(parsed.site)
+        ctx = parsed.ctx or Ctx(parsed.site.module, site.scope)
+        parts = []
+        for parser in resolver.eval(site.func.base, ctx):
+            obj = parser.obj
+            given = resolver.keyword_at(obj.site, obj.ctx, "dataclass_types", 0) if isinstance(obj, Inst) else None
+            for found in given or UNKNOWN_RESULT:
+                kinds = resolver.element_at(found, index) if isinstance(found.obj, Container) else (
+                    (found,) if index == 0 else UNKNOWN_RESULT)
+                parts.append(tuple(Found(Inst(k.obj), k.trail) if isinstance(k.obj, Cls) else Found(Top("parsed"))
+                                   for k in kinds))
+        return join(parts) if parts else UNKNOWN_RESULT
 
     def prepared(self, resolver: "Resolver", inst: Inst, index: int) -> Results:
         """Argument ``index`` of ``accelerator.prepare(...)``, as the framework hands it back."""

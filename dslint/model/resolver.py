@@ -1183,7 +1183,11 @@ class Resolver:
             elif isinstance(obj, (Cls, Ext)) and isinstance(value.base, (Name, Attr)):
                 parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and not self.is_loader(obj):
-                parts.append(one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
+                keys = keys if keys is not None else self.eval(value.key, ctx)
+                index = keys[0].obj.value if len(keys) == 1 and type(keys[0].obj) is Lit else None
+                known = self.libraries.part(self, obj, index) if type(index) is int and index >= 0 else None
+                parts.append(known if known is not None  # ``parser.parse_args_into_dataclasses()[0]``
+                             else one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
             elif isinstance(obj, Hparams):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
