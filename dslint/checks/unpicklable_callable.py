@@ -18,6 +18,7 @@ from typing import Iterator, Optional, Tuple
 
 from ..diagnostics import Finding
 from ..model.objects import Cls, Func, Inst, Step
+from ..model.project import package_main
 from ..model.queries import Model
 from .base import finding, value_span
 
@@ -25,6 +26,9 @@ CODE = "DSL102"
 FIX = "define it at module level with `def`"
 NOTEBOOK_FIX = "define it in a `.py` module next to the notebook and import it from there"
 NOTEBOOK_WHY = "it is defined in a notebook, whose cells workers cannot import"
+PACKAGE_MAIN_FIX = "define it in another module of the package and import it from there"
+PACKAGE_MAIN_WHY = "it is defined in the package's `__main__.py`, which workers do not import"
+UNIMPORTABLE = {NOTEBOOK_WHY: NOTEBOOK_FIX, PACKAGE_MAIN_WHY: PACKAGE_MAIN_FIX}  # main modules workers cannot import
 
 
 def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
@@ -40,8 +44,9 @@ def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
         if function.guarded and function.scope_kind == "module":
             return (f"function `{function.name}`", "it is defined under `if __name__ == \"__main__\":`, which "
                     "workers do not run", (obj.module, function.span))
-        if function.scope_kind == "module" and _in_notebook(model, obj.module):
-            return f"function `{function.name}`", NOTEBOOK_WHY, (obj.module, function.span)
+        why = _unimportable(model, obj.module)
+        if function.scope_kind == "module" and why:
+            return f"function `{function.name}`", why, (obj.module, function.span)
         return None
     cls = obj.cls if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else obj if isinstance(obj, Cls) else None
     if cls is not None:
@@ -54,16 +59,22 @@ def unpicklable(model: Model, obj) -> Optional[Tuple[str, str, object]]:
         if klass.guarded and klass.scope_kind == "module":
             return (f"{noun}class `{klass.name}`", "the class is defined under `if __name__ == \"__main__\":`, "
                     "which workers do not run", (cls.module, klass.span))
-        if klass.scope_kind == "module" and _in_notebook(model, cls.module):
-            return f"{noun}class `{klass.name}`", NOTEBOOK_WHY, (cls.module, klass.span)
+        why = _unimportable(model, cls.module)
+        if klass.scope_kind == "module" and why:
+            return f"{noun}class `{klass.name}`", why, (cls.module, klass.span)
     return None
 
 
-def _in_notebook(model: Model, module: str) -> bool:
-    """Whether ``module`` is a notebook: under spawn/forkserver its cells are the kernel's
-    ``__main__``, which a worker never imports."""
+def _unimportable(model: Model, module: str) -> str:
+    """Why a worker cannot import ``module`` to find what it defines ("" when it can): a
+    notebook's cells are the kernel's ``__main__``; a package's ``__main__.py`` run with
+    ``python -m`` is never imported again by spawn/forkserver children."""
     info = model.project.modules.get(module)
-    return info is not None and info.path.endswith(".ipynb")
+    if info is None:
+        return ""
+    if info.path.endswith(".ipynb"):
+        return NOTEBOOK_WHY
+    return PACKAGE_MAIN_WHY if package_main(info.path) else ""
 
 
 def _hand_over(trail):
@@ -127,7 +138,7 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
         return
     what, why, (module, span) = found
     definition = span
-    if why == NOTEBOOK_WHY:  # one finding per notebook definition, at the first place it is handed over
+    if why in UNIMPORTABLE:  # one finding per definition of such a module, at the first place it is handed over
         if (module, definition) in reported:
             return
         reported.add((module, definition))
@@ -144,7 +155,7 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     yield finding(
         model, CODE, module, span,
         f"{what[0].upper()}{what[1:]} {_how(role, trail)} cannot be pickled{_for_whom(role)} "
-        f"({why}; {context}): {NOTEBOOK_FIX if why == NOTEBOOK_WHY else FIX}",
+        f"({why}; {context}): {UNIMPORTABLE.get(why, FIX)}",
         defined + tuple(trail) + tuple(evidence),
         role=_role(role, trail), kind=kind, name=name, free_vars=free, definition=tuple(definition),
         fixable=kind in FIXED_KINDS,
@@ -186,12 +197,17 @@ def _kind(model: Model, obj):
     if isinstance(obj, Func):
         function = model.function_summary(obj)
         kind = "lambda" if function.kind == "lambda" else "nested function" if function.scope_kind == "function" \
-            else "main-guard function" if function.guarded else "notebook function"
+            else "main-guard function" if function.guarded else _unimportable_kind(model, obj.module, "function")
         return kind, function.name, free_variables(model, obj)
     cls = obj.cls if isinstance(obj, Inst) else obj
     klass = model.project.klass(cls.module, cls.qualname)
-    kind = "nested class" if klass.scope_kind == "function" else "main-guard class" if klass.guarded else "notebook class"
+    kind = "nested class" if klass.scope_kind == "function" else "main-guard class" if klass.guarded \
+        else _unimportable_kind(model, cls.module, "class")
     return kind, klass.name, ()
+
+
+def _unimportable_kind(model: Model, module: str, what: str) -> str:
+    return f"{'notebook' if _unimportable(model, module) == NOTEBOOK_WHY else 'package-main'} {what}"
 
 
 def free_variables(model: Model, func: Func) -> tuple:

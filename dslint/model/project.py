@@ -39,6 +39,14 @@ def _package_parts(folder: str) -> Tuple[str, Tuple[str, ...]]:
     return root, parts + (os.path.basename(folder),)
 
 
+def package_main(path: str) -> bool:
+    """A package's ``__main__.py`` (``python -m package``): spawn and forkserver children leave
+    a main module named ``*.__main__`` alone (``multiprocessing.spawn`` re-imports the main
+    module only by its path or by another name), so its module-level code runs once, and
+    what it defines cannot be found by a child unpickling it."""
+    return os.path.basename(path) == "__main__.py"
+
+
 def module_identity(path: str) -> Tuple[str, str, bool]:
     """(import root, dotted name, is a package) of a source file."""
     absolute = os.path.abspath(path)
