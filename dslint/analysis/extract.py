@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from .summary import AttrStore, Binding, CallSite, ClassSummary, FunctionSummary, Loop, ModuleSummary, Param, Span
 from .values import (
+    NONE,
     UNKNOWN,
     Attr,
     Call,
@@ -563,11 +564,29 @@ class Extractor:
         main = False
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, main = test.operand, True
+        named = self._named_worker_test(test)
+        if named is not None:  # ``in_worker = get_worker_info() is not None`` ... ``if not in_worker:``
+            return named != main
         if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant)
                 and test.comparators[0].value is None and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))):
             main = main != isinstance(test.ops[0], (ast.Is, ast.Eq))
             test = test.left
         return main if self._asks_worker_info(test) else None
+
+    def _named_worker_test(self, node: ast.AST) -> Optional[bool]:
+        """For a name of this function bound only to ``get_worker_info() is None`` (True: it
+        holds in the main process) or ``... is not None`` (False: it holds in a worker)."""
+        if not isinstance(node, ast.Name) or self.scope.kind == "module":
+            return None
+        found = set()
+        for binding in self.scope.bindings.get(node.id, ()):
+            value = binding.value
+            if not (type(value) is Op and value.op in ("is", "is-not", "==", "!=") and value.args[1] == NONE
+                    and type(value.args[0]) is Call
+                    and last_name_of(self.summary.calls[value.args[0].index].func) == "get_worker_info"):
+                return None
+            found.add(value.op in ("is", "=="))
+        return found.pop() if len(found) == 1 else None
 
     def _asks_worker_info(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Call):

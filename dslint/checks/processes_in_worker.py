@@ -27,8 +27,6 @@ def check(model: Model) -> Iterator[Finding]:
     for loader, workers, function in model.worker_runs():
         if workers is not None and workers.threads:
             continue
-        if effects.consults_worker_info(model, function.func):
-            continue  # the function tells the main process from a worker: unknown which part runs where
         start = effects.process_start(model, function.func, function.self_obj)
         if start is None or (start.module, start.index) in reported:
             continue

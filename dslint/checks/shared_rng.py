@@ -4,18 +4,22 @@ PyTorch reseeds the global ``random``, ``numpy.random`` and torch generators in 
 worker, but not a generator *object* created before the workers start (in a Dataset's
 ``__init__``, in a transform object the dataset holds, at module level): fork copies its
 state (spawn pickles it) into every worker, so all workers draw identical augmentations,
-and without persistent workers every epoch repeats them. A ``worker_init_fn`` that seeds
-the global generators with a value that does not depend on the worker (``rank + seed``
-bound by ``functools.partial``) has the same effect.
+and without persistent workers every epoch repeats them. So does a generator each worker
+builds for itself from the same constant seed (lazily in ``__getitem__``), and a
+``worker_init_fn`` that seeds the global generators, itself or through a helper like
+``seed_everything()``, with a value that does not depend on the worker (``rank + seed``
+bound by ``functools.partial``).
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Set, Tuple
+from typing import Iterator, List, NamedTuple, Set, Tuple
 
+from ..analysis.summary import AttrStore
+from ..analysis.values import Call, Name
 from ..diagnostics import Finding
 from ..model import effects, loaders
-from ..model.objects import Cls, Ctx, Ext, Func, Inst
+from ..model.objects import Cls, Ctx, Ext, Func, Inst, Lit, Step
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
@@ -25,6 +29,7 @@ RNG_CONSTRUCTORS = frozenset({
     "random.Random", "torch.Generator", "torch._C.Generator",
 })
 RESEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "bit_generator"})
+SEED_KEYWORDS = ("seed", "x")  # ``default_rng(seed=...)``, ``RandomState(seed=...)``, ``random.Random(x=...)``
 
 
 def rng_of(results):
@@ -38,20 +43,85 @@ def rng_of(results):
     return None
 
 
+class _Uses(NamedTuple):
+    """What the worker code of one dataset object does with its attributes."""
+
+    loader: object
+    function: object  # the first worker function seen (for the finding's trail)
+    reads: Set[str]
+    reseeded: Set[str]
+    alike: List[Tuple[AttrStore, str, object]]  # generators built in every worker from one seed
+
+
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[Tuple[str, object]] = set()
     by_object = {}
     for loader, workers, function in model.worker_runs():
-        if isinstance(function.self_obj, Inst) and isinstance(function.self_obj.cls, Cls):
-            entry = by_object.setdefault(function.self_obj, (loader, set(), set(), function))
-            summary = model.function_summary(function.func)
-            entry[1].update(summary.self_reads)
-            entry[2].update(_reseeded(model, function.func))
-    for obj, (loader, reads, reseeded, function) in by_object.items():
-        by_init, methods = _reseeded_by_worker_init(model, loader, obj)
-        reseeded |= by_init | _reseeded_by_library(model, loader, obj)
-        yield from _generators(model, obj, reads - reseeded, function, reported, methods)
+        obj = function.self_obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            uses = by_object.setdefault(obj, _Uses(loader, function, set(), set(), []))
+            uses.reads.update(model.function_summary(function.func).self_reads)
+            alike = _built_alike(model, function.func, obj)
+            uses.alike.extend((store, constructor, function) for store, constructor in alike)
+            uses.reseeded.update(_reseeded(model, function.func, {store.span for store, _ in alike}))
+    for obj, uses in by_object.items():
+        by_init, methods = _reseeded_by_worker_init(model, uses.loader, obj)
+        reseeded = uses.reseeded | by_init | _reseeded_by_library(model, uses.loader, obj)
+        alike = [entry for entry in uses.alike if entry[0].attr in uses.reads - reseeded]
+        shared = uses.reads - reseeded - {store.attr for store, _, _ in alike}  # else reported where rebuilt
+        yield from _generators(model, obj, shared, uses.function, reported, methods)
+        yield from _rebuilt_alike(model, obj, alike, reported)
     yield from _constant_worker_seeds(model, reported)
+
+
+def _built_alike(model: Model, func: Func, obj: Inst) -> List[Tuple[AttrStore, str]]:
+    """Generators a worker method stores on its object from a seed that is the same in every
+    worker (``if self.rng is None: self.rng = np.random.default_rng(self.seed)`` with
+    ``self.seed = 7``): each worker builds the same stream, so that is no reseeding."""
+    function = model.function_summary(func)
+    if function is None or not function.params or function.scope_kind != "class":
+        return []
+    me = function.params[0].name
+    summary = model.project.summary(func.module)
+    ctx = model.resolver.method_ctx(obj, func.module, function)
+    out = []
+    for store in summary.stores:
+        if store.scope != func.qualname or store.kind != "assign" or not isinstance(store.value, Call) \
+                or not (isinstance(store.target, Name) and store.target.id == me):
+            continue
+        constructor = rng_of(model.resolver.eval(store.value, ctx))
+        if constructor is not None and _constant_seed_argument(model, summary.calls[store.value.index], ctx):
+            out.append((store, constructor))
+    return out
+
+
+def _constant_seed_argument(model: Model, site, ctx: Ctx) -> bool:
+    """Whether a generator's construction (or its ``.manual_seed(n)``) is given a seed that is
+    a known constant. No seed, ``None`` (the OS's entropy) or anything not followed: no."""
+    seed = site.args[0] if site.args else next((v for k, v in site.keywords if k in SEED_KEYWORDS), None)
+    if seed is None:
+        return False
+    found = model.resolver.eval(seed, ctx)
+    return bool(found) and all(isinstance(f.obj, Lit) and isinstance(f.obj.value, (int, str, bytes))
+                               and not isinstance(f.obj.value, bool) for f in found)
+
+
+def _rebuilt_alike(model: Model, obj: Inst, alike, reported) -> Iterator[Finding]:
+    for store, constructor, function in alike:
+        key = (function.func.module, store.span)
+        if key in reported:
+            continue
+        reported.add(key)
+        klass = model.project.klass(obj.cls.module, obj.cls.qualname)
+        method = model.function_summary(function.func).name
+        short = constructor.replace("numpy.", "np.")
+        yield finding(
+            model, CODE, function.func.module, store.span,
+            f"`{short}(...)` built as `self.{store.attr}` in `{klass.name}.{method}` from a seed that is the same "
+            f"in every DataLoader worker, so all workers draw the same numbers: seed it from "
+            f"`torch.utils.data.get_worker_info().seed` (or `torch.initial_seed()`)",
+            tuple(function.trail),
+        )
 
 
 def _reseeded_by_library(model: Model, loader, obj) -> Set[str]:
@@ -62,10 +132,11 @@ def _reseeded_by_library(model: Model, loader, obj) -> Set[str]:
     return set(attributes) | (_reseeded(model, method) if method is not None else set())
 
 
-def _reseeded(model: Model, func: Func) -> Set[str]:
-    """Attributes a worker method reassigns or reseeds (``self.rng = ...``, ``self.rng.seed(...)``)."""
+def _reseeded(model: Model, func: Func, alike=frozenset()) -> Set[str]:
+    """Attributes a worker method reassigns or reseeds (``self.rng = ...``, ``self.rng.seed(...)``),
+    but for the stores in ``alike`` (a generator every worker builds from the same seed)."""
     summary = model.project.summary(func.module)
-    attrs = {s.attr for s in summary.stores if s.scope == func.qualname}
+    attrs = {s.attr for s in summary.stores if s.scope == func.qualname and s.span not in alike}
     for site in summary.calls:
         if site.scope == func.qualname and getattr(site.func, "name", None) in RESEED_METHODS:
             base = getattr(site.func, "base", None)
@@ -131,22 +202,42 @@ def _constant_worker_seeds(model: Model, reported) -> Iterator[Finding]:
         for found in model.argument(loader, "worker_init_fn") or ():
             for entry in model.callable_entries(found.obj, "worker_init_fn", found.trail):
                 function = model.function_summary(entry.func)
-                if function is None:
+                seed = _constant_seed(model, entry.func) if function is not None else None
+                if seed is None:
                     continue
-                ctx = Ctx(entry.func.module, entry.func.qualname)
-                for ref, site in effects.global_seeds(model, entry.func, ctx):
-                    if effects.depends_on_worker(model, site.args[0], entry.func):
-                        continue
-                    key = (ref.module, site.span)
-                    if key in reported:
-                        break
-                    reported.add(key)
-                    text = " ".join(model.project.text_of(ref.module, site.span).split())
-                    yield finding(
-                        model, CODE, ref.module, site.span,
-                        f"`{text}` in `{function.name}`, the `worker_init_fn` of a DataLoader with "
-                        f"{workers.describe()} workers, gives every worker the same seed in every epoch: seed from "
-                        f"`torch.initial_seed() % 2**32` (or `get_worker_info().seed`)",
-                        (model.construction(loader),) + tuple(entry.trail),
-                    )
-                    break
+                place, trail, text = _where_to_report(model, seed)
+                if place in reported:
+                    continue
+                reported.add(place)
+                yield finding(
+                    model, CODE, place[0], place[1],
+                    f"{text} in `{function.name}`, the `worker_init_fn` of a DataLoader with "
+                    f"{workers.describe()} workers, gives every worker the same seed in every epoch: seed from "
+                    f"`torch.initial_seed() % 2**32` (or `get_worker_info().seed`)",
+                    (model.construction(loader),) + tuple(entry.trail) + trail,
+                )
+
+
+def _constant_seed(model: Model, func: Func):
+    """The first global seed call the ``worker_init_fn`` makes, itself or in a helper it
+    calls, with a seed that is the same in every worker (None: none)."""
+    for ref, site, where, caller in effects.worker_seeds(model, func):
+        if not effects.depends_on_worker(model, site.args[0], where, caller=caller):
+            return ref, site, where, caller
+    return None
+
+
+def _where_to_report(model: Model, seed):
+    """(module, span) of the call in the ``worker_init_fn`` that seeds (itself, or the helper
+    call leading to the seed), the steps to the seed call, and the finding's opening words."""
+    ref, site, where, caller = seed
+    text = " ".join(model.project.text_of(ref.module, site.span).split())
+    if caller is None:
+        return (ref.module, site.span), (), f"`{text}`"
+    top = caller
+    while top.outer is not None:
+        top = top.outer
+    helper = model.function_summary(where).name
+    step = Step(ref.module, site.span, f"seeds the global generator in `{helper}`")
+    called = " ".join(model.project.text_of(top.func.module, top.site.span).split())
+    return (top.func.module, top.site.span), (step,), f"`{called}` (which calls `{text}` in `{helper}`)"

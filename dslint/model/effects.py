@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from ..analysis.summary import CallSite, Span
-from ..analysis.values import Attr, Call, Name, last_name
+from ..analysis.values import NONE, UNKNOWN, Attr, Call, Name, Starred, Unknown, last_name
 from .externals import device_kind, device_target
 from .objects import Cls, Ctx, Ext, Func, Inst, Lit, PositiveInt, SiteRef
 from .project import sites_in_scope
@@ -50,14 +50,19 @@ def calls_of(model: "Model", func: Func, self_obj=None, bound=None) -> Iterator[
     if summary is None:
         return
     function = summary.functions.get(func.qualname)
-    main_only = function.main_only if function is not None else ()
     ctx = Ctx(func.module, func.qualname, bound[0], bound[1], self_obj, 1) if bound else \
         Ctx(func.module, func.qualname, None, None, self_obj)  # ``bound``: a partial's call binds the parameters
     for index in sites_in_scope(model.project, func.module, func.qualname):
         site = summary.calls[index]
-        if main_only and any(_within(site.span, branch) for branch in main_only):
+        if main_process_only(function, site.span):
             continue
         yield SiteRef(func.module, index), site, ctx
+
+
+def main_process_only(function, span: Span) -> bool:
+    """Whether ``span`` of ``function`` is on a path only the main process takes (under ``if
+    get_worker_info() is None:``, after ``if info is not None: return``)."""
+    return function is not None and any(_within(span, branch) for branch in function.main_only)
 
 
 def _within(inner: Span, outer: Span) -> bool:
@@ -152,6 +157,43 @@ def global_seeds(model: "Model", func: Func, ctx: Ctx) -> Iterator[Tuple[SiteRef
             yield SiteRef(func.module, index), site
 
 
+class Caller(NamedTuple):
+    """The call that ran a helper of a ``worker_init_fn``: its site, the function making it,
+    that function's own caller (None: the ``worker_init_fn`` itself), and how many positional
+    parameters the receiver fills (1 for a method called on an object)."""
+
+    site: CallSite
+    func: Func
+    outer: Optional["Caller"]
+    shift: int = 0
+
+
+HELPER_DEPTH = 3  # calls followed from a ``worker_init_fn`` to the seed calls of its helpers
+
+
+def worker_seeds(model: "Model", func: Func, caller: Optional[Caller] = None,
+                 seen=None) -> Iterator[Tuple[SiteRef, CallSite, Func, Optional[Caller]]]:
+    """Global seed calls a ``worker_init_fn`` makes, directly or in the project functions it
+    calls (``seed_everything()``, up to ``HELPER_DEPTH`` calls deep): the call, the function
+    making it and the call that ran that function."""
+    seen = set() if seen is None else seen
+    if func in seen:
+        return
+    seen.add(func)
+    for ref, site in global_seeds(model, func, Ctx(func.module, func.qualname)):
+        yield ref, site, func, caller
+    depth = 0 if caller is None else _depth(caller)
+    if depth >= HELPER_DEPTH:
+        return
+    for callee, self_obj, ref in model.callees(func, None):
+        inner = Caller(model.project.call(ref), func, caller, 1 if self_obj is not None else 0)
+        yield from worker_seeds(model, callee, inner, seen)
+
+
+def _depth(caller: Caller) -> int:
+    return 1 + (_depth(caller.outer) if caller.outer is not None else 0)
+
+
 def consults_worker_info(model: "Model", func: Func) -> bool:
     function = model.function_summary(func)
     if function is None:
@@ -190,30 +232,37 @@ WORKER_DEPENDENT_CALLS = frozenset({
 })
 
 
-def depends_on_worker(model: "Model", value, func: Func, depth: int = 0) -> bool:
+def depends_on_worker(model: "Model", value, func: Func, depth: int = 0, caller: Optional[Caller] = None) -> bool:
     """Whether a seed expression in a ``worker_init_fn`` differs between workers: it reads
     the worker id (the first parameter), ``torch.initial_seed()``, ``get_worker_info()``,
-    the time, a pid or a random draw. Anything the model cannot see through counts as
-    dependent (unknown is never a finding)."""
+    the time, a pid or a random draw, or is None (seeds from the OS). In a helper the
+    ``worker_init_fn`` calls (``caller`` set), a parameter is what that call passes, or
+    its default. Anything the model cannot see through counts as dependent (unknown is
+    never a finding)."""
     if depth > 6:
         return True
     function = model.function_summary(func)
-    if function is None:
+    if function is None or value == NONE:
         return True
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, Name):
-            if function.params and item.id == function.params[0].name:
+            if caller is None and function.params and item.id == function.params[0].name:
                 return True
             bindings = function.bindings.get(item.id)
             if bindings is None:
                 continue  # a global or a builtin: the same in every worker
             for binding in bindings:
                 if binding.kind == "param":
+                    if caller is not None and _argument_depends(model, func, item.id, caller, depth):
+                        return True
                     continue  # bound by functools.partial: one value for all workers
-                if binding.kind not in ("assign", "aug") or depends_on_worker(model, binding.value, func, depth + 1):
+                if binding.kind not in ("assign", "aug") or depends_on_worker(model, binding.value, func, depth + 1,
+                                                                               caller):
                     return True
+        elif isinstance(item, Unknown):
+            return True
         elif isinstance(item, Call):
             site = model.project.summary(func.module).calls[item.index]
             ctx = Ctx(func.module, func.qualname)
@@ -226,6 +275,38 @@ def depends_on_worker(model: "Model", value, func: Func, depth: int = 0) -> bool
         elif isinstance(item, tuple):
             stack.extend(part for part in item if isinstance(part, tuple))
     return False
+
+
+def _argument_depends(model: "Model", func: Func, name: str, caller: Caller, depth: int) -> bool:
+    """Whether what ``caller`` passes to the parameter ``name`` of ``func`` differs between
+    workers: the argument judged where the call is made, a default where ``func`` is."""
+    function = model.function_summary(func)
+    given = _argument(function.params, name, caller)
+    if given is None:
+        param = next(p for p in function.params if p.name == name)
+        if param.default is None or param.kind in ("vararg", "kwarg"):
+            return True  # ``*args``, ``**kwargs``, or filled in a way not followed
+        return depends_on_worker(model, param.default, func, depth + 1, caller)
+    return depends_on_worker(model, given, caller.func, depth + 1, caller.outer)
+
+
+def _argument(params, name: str, caller: Caller):
+    """The value a call passes to the parameter ``name``: None when it passes none,
+    ``UNKNOWN`` when an unpacked ``*args``/``**kwargs`` may fill it."""
+    site = caller.site
+    for key, value in site.keywords:
+        if key == name:
+            return value
+    positional = [p.name for p in params if p.kind in ("posonly", "pos")]
+    index = positional.index(name) - caller.shift if name in positional else -1
+    for at, arg in enumerate(site.args):
+        if isinstance(arg, Starred) and at <= index:
+            return UNKNOWN
+        if at == index:
+            return arg
+    if any(key is None for key, _ in site.keywords):
+        return UNKNOWN
+    return None
 
 
 def module_throttles(model: "Model", module: str) -> Dict[str, Effect]:
@@ -486,7 +567,7 @@ def _reads_attr(value, me: str, attr: str, depth: int = 0) -> bool:
     return False
 
 
-__all__ = ["Effect", "cuda_work", "thread_setting", "uses_cv2", "throttles_cv2", "global_seeds",
-           "consults_worker_info", "depends_on_worker", "module_throttles", "Inst", "process_start",
-           "process_start_kind", "live_threads", "thread_kind", "self_attribute_calls", "self_mutations",
-           "LiveThreads", "Mutation"]
+__all__ = ["Effect", "main_process_only", "cuda_work", "thread_setting", "uses_cv2", "throttles_cv2",
+           "global_seeds", "worker_seeds", "Caller", "consults_worker_info", "depends_on_worker",
+           "module_throttles", "Inst", "process_start", "process_start_kind", "live_threads", "thread_kind",
+           "self_attribute_calls", "self_mutations", "LiveThreads", "Mutation"]

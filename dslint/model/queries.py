@@ -23,6 +23,7 @@ from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 from ..analysis.summary import CallSite, FunctionSummary, Loop
 from ..analysis.values import Attr, Call, Const, DictDisplay, Imported, Item, Name, Part, Seq, Starred, dotted, last_name
 from . import externals, mmconfig
+from .effects import main_process_only
 from . import loaders as loader_facts
 from .libraries import HOOKS, matches
 from .objects import (
@@ -1214,7 +1215,8 @@ class Model:
         return []
 
     def _closure(self, entries: List[WorkerFunction]) -> List[WorkerFunction]:
-        """Entries and everything they call (project code only), breadth first."""
+        """Entries and everything they call (project code only), breadth first; not what they
+        call only on a path the main process alone takes."""
         result: List[WorkerFunction] = []
         seen: Set[Tuple[Func, object]] = set()
         queue = list(entries)
@@ -1225,8 +1227,12 @@ class Model:
                 continue
             seen.add(key)
             result.append(entry)
+            function = self.function_summary(entry.func)
             for callee in self.callees(entry.func, entry.self_obj):
-                step = Step(entry.func.module, self.project.call(callee[2]).span, "called here")
+                span = self.project.call(callee[2]).span
+                if main_process_only(function, span):
+                    continue  # ``if get_worker_info() is None: self._decode_all(...)``: not in a worker
+                step = Step(entry.func.module, span, "called here")
                 queue.append(WorkerFunction(callee[0], callee[1], "called", entry.trail + (step,)))
         return result
 
