@@ -328,6 +328,7 @@ def matches(qualname: str, names: Iterable[str]) -> bool:
 
 
 RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
+SUBSETS = frozenset({"torch.utils.data.Subset", "torch.utils.data.dataset.Subset"})
 
 
 class Libraries:
@@ -398,6 +399,9 @@ class Libraries:
             if name in PLAIN_ATTRIBUTES:  # ``loader.num_workers``: the argument, else its default
                 return loader_value(resolver, inst, name)
             return loader_argument(resolver, inst, name) or UNKNOWN_RESULT
+        if name == "dataset" and inst.cls.qualname in SUBSETS and inst.site is not None:
+            # ``part.dataset`` of ``Subset(full, idx)`` / a ``random_split(full, ...)`` part: ``full``
+            return resolver.keyword_at(inst.site, inst.ctx, "dataset", 0) or UNKNOWN_RESULT
         # a method or attribute of an outside object: ``cap.read`` on a ``cv2.VideoCapture``
         return (Found(Ext(f"{inst.cls.qualname}().{name}")),)
 
