@@ -127,3 +127,16 @@ def test_refined_store_read_where_a_property_and_its_setter_share_a_name(lint_sn
             main()
     '''
     assert [code for code, _ in lint_snippet(code)] == ["DSL301"]
+
+
+def test_opencv_through_a_helper_module_is_reported_where_cv2_is_imported():
+    """The dataset's module imports no cv2: the finding (and its fix) go to the helper module
+    that does, naming its import line; numpy calls on what OpenCV returned are no OpenCV calls."""
+    repo = FIXTURES / "rules" / "DSL103"
+    found = [f for f in lint_json(".", cwd=repo) if f["filename"].endswith("augment.py")]
+    assert len(found) == 1
+    item = found[0]
+    assert "(cv2 imported at line 2)" in item["message"]
+    assert item["fix"] is not None and "cv2.setNumThreads(0)" in item["fix"]["edits"][0]["content"]
+    called = [r for r in item["related"] if r["message"] == "OpenCV called in worker code"]
+    assert [(r["filename"].removeprefix("./"), r["location"]["row"]) for r in called] == [("yolo/augment.py", 9)]

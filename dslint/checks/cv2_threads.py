@@ -50,25 +50,23 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         by_module[module] = (span, what, calls + list(function.trail))
     for module, (span, what, steps) in by_module.items():
+        row = _cv2_import_row(model.project.summary(module))
+        imported = f"cv2 imported at line {row}" if row else "OpenCV called through another module"
         yield finding(
             model, CODE, module, span,
-            f"{what} runs OpenCV in DataLoader workers (cv2 imported at line {_cv2_import_row(model.project.summary(module))}) with "
+            f"{what} runs OpenCV in DataLoader workers ({imported}) with "
             f"OpenCV's own thread pool in every worker, and nothing the workers import calls "
             f"`cv2.setNumThreads(0)`: add it after the import",
             tuple(steps),
             cv2_import=_cv2_import_span(model.project.summary(module)),
+            fixable=_cv2_import_span(model.project.summary(module)) is not None,  # the fix goes after that import
         )
 
 
 def _cv2_import_row(summary) -> int:
-    from ..analysis.values import Imported
-
-    rows = [b.span.row for b in summary.bindings.get("cv2", ()) if b.kind == "import"]
-    for name, bindings in summary.bindings.items():
-        for binding in bindings:
-            if binding.kind == "import" and isinstance(binding.value, Imported) and binding.value.path == "cv2":
-                rows.append(binding.span.row)
-    return min(rows) if rows else 1
+    """The row of the module's first cv2 import (0: it imports none)."""
+    span = _cv2_import_span(summary)
+    return span[0] if span is not None else 0
 
 
 def _location(model: Model, loader, uses):

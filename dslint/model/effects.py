@@ -125,9 +125,21 @@ def uses_cv2(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
     for ref, site, ctx in calls_of(model, func, self_obj):
         if type(site.func) not in (Attr, Name) or last_name(site.func) in CV2_THREAD_SETTINGS:
             continue
-        if any(q.startswith("cv2.") for q in callee_names(model, site, ctx)):
+        if any(_opencv_call(q) for q in callee_names(model, site, ctx)):
             return Effect(ref.module, ref.index, site, _text(model, ref, site))
     return None
+
+
+def _opencv_call(qualname: str) -> bool:
+    """An OpenCV function (``cv2.resize``) or a method of an OpenCV object
+    (``cv2.CascadeClassifier().detectMultiScale``); not a method of what an OpenCV function
+    returned (``cv2.resize(...).transpose(...)`` is numpy's)."""
+    if not qualname.startswith("cv2.") or "[]" in qualname:
+        return False
+    if "()" not in qualname:
+        return True
+    head, _, rest = qualname.partition("()")
+    return "()" not in rest and head.rpartition(".")[2][:1].isupper()
 
 
 def throttles_cv2(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
