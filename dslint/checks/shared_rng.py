@@ -15,27 +15,11 @@ from typing import Iterator, Set, Tuple
 
 from ..diagnostics import Finding
 from ..model import effects, loaders
-from ..model.objects import Cls, Ctx, Ext, Func, Inst
+from ..model.objects import Cls, Ctx, Inst
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
 CODE = "DSL402"
-RNG_CONSTRUCTORS = frozenset({
-    "numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "numpy.random.mtrand.RandomState",
-    "random.Random", "torch.Generator", "torch._C.Generator",
-})
-RESEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "bit_generator"})
-
-
-def rng_of(results):
-    for found in results:
-        obj = found.obj
-        if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
-            name = obj.cls.qualname.replace("()", "")
-            base = name.rsplit(".manual_seed", 1)[0]
-            if name in RNG_CONSTRUCTORS or base in RNG_CONSTRUCTORS:
-                return base
-    return None
 
 
 def check(model: Model) -> Iterator[Finding]:
@@ -46,7 +30,7 @@ def check(model: Model) -> Iterator[Finding]:
             entry = by_object.setdefault(function.self_obj, (loader, set(), set(), function))
             summary = model.function_summary(function.func)
             entry[1].update(summary.self_reads)
-            entry[2].update(_reseeded(model, function.func))
+            entry[2].update(effects.reseeded_attributes(model, function.func))
     for obj, (loader, reads, reseeded, function) in by_object.items():
         by_init, methods = _reseeded_by_worker_init(model, loader, obj)
         reseeded |= by_init | _reseeded_by_library(model, loader, obj)
@@ -59,40 +43,21 @@ def _reseeded_by_library(model: Model, loader, obj) -> Set[str]:
     if loader is None:
         return set()
     attributes, method = loaders.reseeded_by_library(model.resolver, loader, obj)
-    return set(attributes) | (_reseeded(model, method) if method is not None else set())
-
-
-def _reseeded(model: Model, func: Func) -> Set[str]:
-    """Attributes a worker method reassigns or reseeds (``self.rng = ...``, ``self.rng.seed(...)``)."""
-    summary = model.project.summary(func.module)
-    attrs = {s.attr for s in summary.stores if s.scope == func.qualname}
-    for site in summary.calls:
-        if site.scope == func.qualname and getattr(site.func, "name", None) in RESEED_METHODS:
-            base = getattr(site.func, "base", None)
-            if hasattr(base, "name"):
-                attrs.add(base.name)
-    return attrs
+    return set(attributes) | (effects.reseeded_attributes(model, method) if method is not None else set())
 
 
 def _reseeded_by_worker_init(model: Model, loader, obj: Inst) -> Tuple[Set[str], Set[str]]:
     """Attributes the loader's ``worker_init_fn`` reseeds or touches, also through methods of
     the dataset it calls by name (``info.dataset.reseed(seed)``), and those methods' names."""
-    if loader is None:
-        return set(), set()
+    init = effects.worker_init(model, loader, obj)
     attrs: Set[str] = set()
-    methods: Set[str] = set()
-    for found in model.argument(loader, "worker_init_fn") or ():
-        for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
-            attrs |= _reseeded(model, entry.func)
-            function = model.function_summary(entry.func)
-            loaded = set(function.attr_loads) if function is not None else set()
-            attrs |= loaded
-            for name in loaded:
-                method = model.resolver.method(obj.cls, name)
-                if method is not None and name not in WORKER_METHODS:
-                    methods.add(name)
-                    attrs |= _reseeded(model, method)
-    return attrs, methods
+    for func in init.functions:
+        attrs |= effects.reseeded_attributes(model, func)
+        function = model.function_summary(func)
+        attrs |= set(function.attr_loads) if function is not None else set()
+    for method in init.methods.values():
+        attrs |= effects.reseeded_attributes(model, method)
+    return attrs, set(init.methods)
 
 
 def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=frozenset()) -> Iterator[Finding]:
@@ -105,7 +70,7 @@ def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=fr
                 if method.name in WORKER_METHODS or "worker" in method.name.lower() or method.name in reseeding:
                     continue  # runs in the workers (also a method the worker_init_fn calls)
                 ctx = model.resolver.method_ctx(obj, item.module, method)
-                constructor = rng_of(model.resolver.eval(store.value, ctx))
+                constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
                 if constructor is None:
                     continue
                 key = (item.module, store.span)

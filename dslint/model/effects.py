@@ -9,13 +9,14 @@ another module counts as a CUDA device.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, Span
 from ..analysis.values import Attr, Call, Name, last_name
 from .externals import device_kind, device_target
 from .objects import Cls, Ctx, Ext, Func, Inst, Lit, PositiveInt, SiteRef
 from .project import sites_in_scope
+from .queries import WORKER_METHODS
 
 if TYPE_CHECKING:
     from .queries import Model
@@ -142,6 +143,25 @@ def throttle_call(model: "Model", ref: SiteRef, site: CallSite, ctx: Ctx) -> boo
     return not all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1 for f in values)
 
 
+RNG_CONSTRUCTORS = frozenset({
+    "numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "numpy.random.mtrand.RandomState",
+    "random.Random", "torch.Generator", "torch._C.Generator",
+})
+
+
+def rng_of(results) -> Optional[str]:
+    """The constructor of a random generator object among ``results`` (``np.random.default_rng``
+    for ``default_rng(0)``, ``torch.Generator`` for ``torch.Generator().manual_seed(0)``), or None."""
+    for found in results:
+        obj = found.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+            name = obj.cls.qualname.replace("()", "")
+            base = name.rsplit(".manual_seed", 1)[0]
+            if name in RNG_CONSTRUCTORS or base in RNG_CONSTRUCTORS:
+                return base
+    return None
+
+
 def global_seeds(model: "Model", func: Func, ctx: Ctx) -> Iterator[Tuple[SiteRef, CallSite]]:
     summary = model.project.summary(func.module)
     for index in sites_in_scope(model.project, func.module, func.qualname):
@@ -190,11 +210,14 @@ WORKER_DEPENDENT_CALLS = frozenset({
 })
 
 
-def depends_on_worker(model: "Model", value, func: Func, depth: int = 0) -> bool:
-    """Whether a seed expression in a ``worker_init_fn`` differs between workers: it reads
-    the worker id (the first parameter), ``torch.initial_seed()``, ``get_worker_info()``,
-    the time, a pid or a random draw. Anything the model cannot see through counts as
-    dependent (unknown is never a finding)."""
+def depends_on_worker(model: "Model", value, func: Func, depth: int = 0, worker_id: bool = True,
+                      varying: FrozenSet[str] = frozenset()) -> bool:
+    """Whether a seed expression in ``func`` differs between workers: it reads the worker id
+    (the first parameter of a ``worker_init_fn``; ``worker_id`` False for a method such as
+    ``__iter__``, whose first parameter is ``self``), an attribute of ``self`` in ``varying``
+    (one the ``worker_init_fn`` sets in each worker), ``torch.initial_seed()``,
+    ``get_worker_info()``, the time, a pid or a random draw. Anything the model cannot see
+    through counts as dependent (unknown is never a finding)."""
     if depth > 6:
         return True
     function = model.function_summary(func)
@@ -204,16 +227,20 @@ def depends_on_worker(model: "Model", value, func: Func, depth: int = 0) -> bool
     while stack:
         item = stack.pop()
         if isinstance(item, Name):
-            if function.params and item.id == function.params[0].name:
+            if worker_id and function.params and item.id == function.params[0].name:
                 return True
             bindings = function.bindings.get(item.id)
             if bindings is None:
                 continue  # a global or a builtin: the same in every worker
             for binding in bindings:
                 if binding.kind == "param":
-                    continue  # bound by functools.partial: one value for all workers
-                if binding.kind not in ("assign", "aug") or depends_on_worker(model, binding.value, func, depth + 1):
+                    continue  # bound by functools.partial (or ``self``): one value for all workers
+                if binding.kind not in ("assign", "aug") \
+                        or depends_on_worker(model, binding.value, func, depth + 1, worker_id, varying):
                     return True
+        elif isinstance(item, Attr) and item.name in varying and isinstance(item.base, Name) \
+                and function.params and item.base.id == function.params[0].name:
+            return True
         elif isinstance(item, Call):
             site = model.project.summary(func.module).calls[item.index]
             ctx = Ctx(func.module, func.qualname)
@@ -226,6 +253,50 @@ def depends_on_worker(model: "Model", value, func: Func, depth: int = 0) -> bool
         elif isinstance(item, tuple):
             stack.extend(part for part in item if isinstance(part, tuple))
     return False
+
+
+class WorkerInit(NamedTuple):
+    """What a loader's ``worker_init_fn`` runs on a worker's copy of its dataset."""
+
+    functions: List[Func]  # the project functions given as ``worker_init_fn`` (through ``partial`` too)
+    methods: Dict[str, Func]  # the dataset's methods they call by name (``info.dataset.open_db()``)
+
+
+def worker_init(model: "Model", loader, obj) -> WorkerInit:
+    """The ``worker_init_fn`` of ``loader`` and the methods of ``obj`` (the dataset) it calls.
+    ``get_worker_info().dataset`` is the worker's copy, which the resolver cannot follow: an
+    attribute the function loads that names a method of the dataset's class (or a base class)
+    is taken as a call of it; ``__getitem__`` and the like are not (they are the worker's own)."""
+    functions: List[Func] = []
+    methods: Dict[str, Func] = {}
+    if loader is None:
+        return WorkerInit(functions, methods)
+    cls = obj.cls if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else None
+    for found in model.argument(loader, "worker_init_fn") or ():
+        for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
+            functions.append(entry.func)
+            function = model.function_summary(entry.func)
+            for name in sorted(function.attr_loads) if function is not None and cls is not None else ():
+                method = model.resolver.method(cls, name)
+                if method is not None and name not in WORKER_METHODS:
+                    methods[name] = method
+    return WorkerInit(functions, methods)
+
+
+RESEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "bit_generator"})
+
+
+def reseeded_attributes(model: "Model", func: Func) -> Set[str]:
+    """Attributes a function reassigns or reseeds (``self.rng = ...``, ``self.rng.seed(...)``,
+    ``info.dataset.rng = ...``)."""
+    summary = model.project.summary(func.module)
+    attrs = {s.attr for s in summary.stores if s.scope == func.qualname}
+    for site in summary.calls:
+        if site.scope == func.qualname and getattr(site.func, "name", None) in RESEED_METHODS:
+            base = getattr(site.func, "base", None)
+            if hasattr(base, "name"):
+                attrs.add(base.name)
+    return attrs
 
 
 def module_throttles(model: "Model", module: str) -> Dict[str, Effect]:
@@ -489,4 +560,5 @@ def _reads_attr(value, me: str, attr: str, depth: int = 0) -> bool:
 __all__ = ["Effect", "cuda_work", "thread_setting", "uses_cv2", "throttles_cv2", "global_seeds",
            "consults_worker_info", "depends_on_worker", "module_throttles", "Inst", "process_start",
            "process_start_kind", "live_threads", "thread_kind", "self_attribute_calls", "self_mutations",
-           "LiveThreads", "Mutation"]
+           "LiveThreads", "Mutation", "RNG_CONSTRUCTORS", "rng_of", "WorkerInit", "worker_init", "RESEED_METHODS",
+           "reseeded_attributes"]
