@@ -71,7 +71,7 @@ def is_main_guard(test: ast.AST) -> bool:
 class Scope:
     """What the traversal accumulates for one module, function, lambda or class body."""
 
-    __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "returns",
+    __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "self_item_stores", "returns",
                  "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills",
                  "positive", "capped", "param_tests")
 
@@ -82,6 +82,7 @@ class Scope:
         self.loads: Set[str] = set()
         self.attr_loads: Set[str] = set()
         self.self_reads: Set[str] = set()
+        self.self_item_stores: Set[str] = set()  # of ``self_reads``: loaded only as ``self.<attr>[key] = value``
         self.returns: List[Value] = []
         self.generator = False
         self.globals: Set[str] = set()
@@ -259,12 +260,26 @@ class Extractor:
             self.bind_target(target.value, value, kind)
 
     def store(self, base: ast.AST, attr: str, value: Value, node: ast.AST, kind: str, key: Optional[Value] = None) -> None:
+        item_store = self._self_item_store(base, attr, kind)
         target = self.expr(base)
+        if item_store is not None:
+            self.scope.self_item_stores.add(item_store)
         root = target.id if isinstance(target, Name) else None
         guarded = root is not None and (root, attr) in self.none_guards
         fills = root is not None and self.block >= 0 and ((root, attr), self.block) in self.filling
         self.summary.stores.append(_new(AttrStore, (self.scope.qualname, target, attr, value, self.span(node), kind, guarded,
                                                     self.loop, self.block, key, fills)))
+
+    def _self_item_store(self, base: ast.AST, attr: str, kind: str) -> Optional[str]:
+        """``<attr>`` of ``self.<attr>[key] = value`` when this scope has not read ``self.<attr>``
+        otherwise before: storing an item does not read the container (``+=`` on an item does)."""
+        scope = self.scope
+        if attr != "[]" or kind != "assign" or scope.self_name is None or type(base) is not _ATTRIBUTE:
+            return None
+        if type(base.value) is not _NAME or base.value.id != scope.self_name:
+            return None
+        read = base.attr in scope.self_reads and base.attr not in scope.self_item_stores
+        return None if read else base.attr
 
     def conditional(self, stmts, first_row: int, last_row: int, prelude=None) -> None:
         """Run ``stmts`` as a block that may not execute (a branch, a loop body, a handler);
@@ -381,6 +396,7 @@ class Extractor:
         summary.loads = frozenset(scope.loads)
         summary.attr_loads = frozenset(scope.attr_loads)
         summary.self_reads = frozenset(scope.self_reads)
+        summary.self_item_stores = frozenset(scope.self_item_stores)
         self.summary.functions.setdefault(summary.qualname, summary)
 
     def _class(self, node: ast.ClassDef) -> None:
@@ -711,6 +727,8 @@ class Extractor:
             scope.attr_loads.add(attr)
             if scope.self_name is not None and type(base) is Name and base[0] == scope.self_name:
                 scope.self_reads.add(attr)
+                if scope.self_item_stores:
+                    scope.self_item_stores.discard(attr)
             return _new(Attr, (base, attr))
         handler = self.expr_dispatch.get(kind)
         if handler is not None:

@@ -122,6 +122,7 @@ class FunctionSummary:
     loads: FrozenSet[str] = frozenset()  # names loaded in its own body
     attr_loads: FrozenSet[str] = frozenset()  # attribute names loaded (``x.attr``)
     self_reads: FrozenSet[str] = frozenset()  # ``<first param>.<attr>`` loaded
+    self_item_stores: FrozenSet[str] = frozenset()  # of those, loaded only to store an item (``self.cache[k] = v``)
     guarded: bool = False  # defined under the main guard
     end_row: int = 0
     blocks: Tuple[Tuple[int, int, int], ...] = ()  # conditional blocks: (parent, first row, last row)

@@ -10,12 +10,13 @@ the sharding to that one; webdataset's ``WebDataset`` splits by worker itself, u
 
 from __future__ import annotations
 
-from typing import Iterator, Set
+from typing import FrozenSet, Iterator, NamedTuple, Set
 
-from ..analysis.values import Attr, Starred, root_name
+from ..analysis.values import Attr, Call, DictDisplay, Element, Item, Name, Op, Part, Seq, Starred, Unknown, root_name
 from ..diagnostics import Finding
 from ..model import effects, loaders
-from ..model.objects import Cls, Container, Ctx, Ext, Func, Gen, Inst, Iterated, Managed, Step, Top
+from ..model.objects import Cls, Container, Ctx, Ext, Func, Gen, Inst, Iterated, Lit, Managed, SiteRef, Step, Top
+from ..model.project import sites_in_scope
 from ..model.queries import Model, WorkerFunction
 from .base import finding, where
 
@@ -47,12 +48,16 @@ def check(model: Model) -> Iterator[Finding]:
             iterator = model.resolver.method(dataset.cls, "__iter__")
             if iterator is None or iterator in reported:
                 continue
-            if _shards(model, loader, dataset) or _random_draws(model, iterator, dataset):
+            if _shards(model, loader, dataset):
                 continue
+            random_stream = _random_stream(model, iterator, dataset, loader)
+            if random_stream == DRAW:
+                continue  # fresh draws in each worker: nothing is duplicated
             reported.add(iterator)
             built = model.construction(loader)
             yield _finding(model, iterator, f"the DataLoader at {where(model, built, iterator.module)} runs it in "
-                                            f"{workers.describe()} workers", (built,) + found.trail)
+                                            f"{workers.describe()} workers", (built,) + found.trail,
+                           random_stream == SAME)
     for dataset in model.datasets_without_loader():
         if not model.is_iterable_dataset(dataset.cls):
             continue
@@ -69,17 +74,19 @@ def check(model: Model) -> Iterator[Finding]:
         yield _finding(model, iterator, "an IterableDataset is made for DataLoaders with workers", ())
 
 
-def _finding(model: Model, iterator: Func, context: str, steps) -> Finding:
+def _finding(model: Model, iterator: Func, context: str, steps, same_seed: bool = False) -> Finding:
     function = model.function_summary(iterator)
     klass = model.project.klass(iterator.module, function.scope)
-    return finding(
-        model, CODE, iterator.module, klass.span,
-        f"`{klass.name}.__iter__` never splits its stream by worker (`torch.utils.data.get_worker_info()`'s "
-        f"`id`/`num_workers`) but {context}: every worker "
-        f"yields the whole stream (each sample once per worker); shard by `worker_info.id` / "
-        f"`worker_info.num_workers`",
-        (Step(iterator.module, function.span, "its `__iter__`"),) + tuple(steps),
-    )
+    if same_seed:
+        what = f"`{klass.name}.__iter__` draws from a generator seeded alike in every worker and never splits its " \
+               f"stream by worker, but {context}: every worker yields the same random stream; seed the generator " \
+               f"in each worker from `torch.utils.data.get_worker_info().seed`"
+    else:
+        what = f"`{klass.name}.__iter__` never splits its stream by worker (`torch.utils.data.get_worker_info()`'s " \
+               f"`id`/`num_workers`) but {context}: every worker yields the whole stream (each sample once per " \
+               f"worker); shard by `worker_info.id` / `worker_info.num_workers`"
+    return finding(model, CODE, iterator.module, klass.span, what,
+                   (Step(iterator.module, function.span, "its `__iter__`"),) + tuple(steps))
 
 
 def _unsplit_finding(model: Model, unsplit, loader, workers, trail) -> Finding:
@@ -213,24 +220,218 @@ def _abstract(model: Model, func: Func) -> bool:
 
 RANDOM_MAKERS = ("torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.normal",
                  "numpy.random.", "random.")
+ENTROPY_SEEDED = frozenset({"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.mtrand.RandomState",
+                            "random.Random"})  # built without a seed: from the OS's entropy, apart in each worker
+DRAW, SAME, DATA = "draw", "same draw", "data"
 
 
-def _random_draws(model: Model, func: Func, dataset: Inst) -> bool:
-    """Everything ``__iter__`` yields is a fresh random draw (``yield torch.randn(...)``, or a
-    tuple of them): PyTorch seeds each worker's generators apart, so the workers' streams
-    differ and nothing is duplicated."""
+class _Stream(NamedTuple):
+    """The code of one ``__iter__``: the function, its context and what it calls (where a
+    generator it draws from may be built)."""
+
+    model: Model
+    func: Func
+    ctx: Ctx
+    funcs: FrozenSet[Func]
+    reseeded: FrozenSet[str]  # attributes the loader's ``worker_init_fn`` sets or reseeds in each worker
+
+
+def _random_stream(model: Model, func: Func, dataset: Inst, loader) -> str:
+    """What ``__iter__`` yields when everything it yields is made of random draws
+    (``yield torch.randn(...)``, a tuple of them, ``torch.tensor(rng.uniform(...))``): ``draw``
+    when they come from generators seeded apart in each worker (PyTorch's global ones, which it
+    seeds per worker, or one the stream code builds with a worker-dependent seed:
+    ``np.random.default_rng(get_worker_info().seed)``), so the streams differ and nothing is
+    duplicated; ``same draw`` when some come from a generator seeded alike in every worker
+    (every worker yields the same stream); "" otherwise."""
     function = model.function_summary(func)
     if function is None or not function.is_generator or not function.returns:
-        return False
-    ctx = Ctx(func.module, func.qualname, None, None, dataset)
-    for value in function.returns:
-        found = list(model.resolver.eval(value, ctx))
-        parts = [p for f in found for p in (model.resolver.container_values(f.obj)
-                                             if isinstance(f.obj, Container) else (f,))]
-        if not parts or not all(isinstance(p.obj, Inst) and isinstance(p.obj.cls, Ext)
-                                and p.obj.cls.qualname.startswith(RANDOM_MAKERS) for p in parts):
-            return False
-    return True
+        return ""
+    funcs = frozenset(e.func for e in model._closure([WorkerFunction(func, dataset, "dataset", ())]))
+    init = effects.worker_init(model, loader, dataset)
+    reseeded = frozenset(attr for f in [*init.functions, *init.methods.values()]
+                         for attr in effects.reseeded_attributes(model, f))
+    stream = _Stream(model, func, Ctx(func.module, func.qualname, None, None, dataset), funcs, reseeded)
+    made = [_made_of(stream, value, set()) for value in function.returns]
+    if any(DATA in kinds or not kinds & {DRAW, SAME} for kinds in made):
+        return ""
+    return SAME if any(SAME in kinds for kinds in made) else DRAW
+
+
+def _made_of(stream: _Stream, value, seen: set, depth: int = 0) -> Set[str]:
+    """What a yielded value is made of: ``draw`` (a fresh random draw), ``same draw`` (one from a
+    generator seeded alike in every worker), ``data`` (what the dataset holds or iterates, or
+    anything not seen through); constants, modules and globals add nothing. Local names are
+    followed to what they are assigned."""
+    if depth > 8 or isinstance(value, (Element, Unknown)):
+        return {DATA}
+    if isinstance(value, Call):
+        return _call_made_of(stream, value, seen, depth)
+    if isinstance(value, Name):
+        return _name_made_of(stream, value, seen, depth)
+    if isinstance(value, Attr):
+        return _attribute_made_of(stream, value, seen, depth)
+    if isinstance(value, Item):  # an index or a slice only picks (``draws[:5]``, ``TABLE[rng.integers(9)]``)
+        return _made_of(stream, value.base, seen, depth + 1) | \
+            (_made_of(stream, value.key, seen, depth + 1) & {DRAW, SAME})
+    parts = value.args if isinstance(value, Op) else value.items if isinstance(value, Seq) else \
+        [k for k in value.keys if k is not None] + list(value.values) if isinstance(value, DictDisplay) else \
+        (value[0],) if isinstance(value, (Part, Starred)) else ()
+    return set().union(*(_made_of(stream, part, seen, depth + 1) for part in parts))
+
+
+def _call_made_of(stream: _Stream, value: Call, seen: set, depth: int) -> Set[str]:
+    """A draw (``draw`` or ``same draw``), or what the call's arguments (and the
+    object a method is called on, ``x.astype(...)``) are made of (``torch.tensor(x)``)."""
+    drawn = _draw(stream, value)
+    if drawn:
+        return {drawn}
+    site = stream.model.project.call(SiteRef(stream.func.module, value.index))
+    parts = [a.value if isinstance(a, Starred) else a for a in site.args] + [v for _, v in site.keywords]
+    receiver = site.func.base if isinstance(site.func, Attr) else None
+    if receiver is not None and not (isinstance(receiver, Name) and receiver.id == _self_name(stream)):
+        parts.append(receiver)  # ``x.astype(...)``; not ``self`` of ``self.transform(x)``
+    return set().union(*(_made_of(stream, part, seen, depth + 1) for part in parts))
+
+
+def _name_made_of(stream: _Stream, value: Name, seen: set, depth: int) -> Set[str]:
+    """A local name: what each of its assignments is made of; a loop variable or a parameter
+    is data; a global, a builtin or a module adds nothing."""
+    bindings = stream.model.function_summary(stream.func).bindings.get(value.id)
+    if bindings is None:
+        return set()
+    kinds: Set[str] = set()
+    for binding in bindings:
+        if (value.id, binding.pos) in seen:
+            continue  # ``x = x + rng.normal()``
+        seen.add((value.id, binding.pos))
+        kinds |= _made_of(stream, binding.value, seen, depth + 1) if binding.kind in ("assign", "aug") else \
+            set() if binding.kind in ("import", "def", "class") else {DATA}
+    return kinds
+
+
+def _attribute_made_of(stream: _Stream, value: Attr, seen: set, depth: int) -> Set[str]:
+    """``self.<attr>`` is data unless it holds a plain constant (``self.n_support``);
+    ``torch.float32`` and ``x.shape`` are what their base is made of."""
+    if root_name(value) != _self_name(stream):
+        return _made_of(stream, value.base, seen, depth + 1)
+    held = stream.model.resolver.eval(value, stream.ctx)
+    return set() if held and all(isinstance(f.obj, Lit) for f in held) else {DATA}
+
+
+def _self_name(stream: _Stream) -> str:
+    function = stream.model.function_summary(stream.func)
+    return function.params[0].name if function.params else "self"
+
+
+def _draw(stream: _Stream, value: Call) -> str:
+    """``draw`` for a call that draws from generators seeded apart in each worker (also in a
+    method it calls, through what that returns): a global one (``torch.randn(...)``,
+    ``np.random.rand(...)``) or a generator object (``self.rng.uniform()``,
+    ``torch.randn(3, generator=g)``) seeded apart; ``same draw`` when one is a generator the
+    stream code seeds alike in every worker; "" for anything else. What the analysis cannot see
+    (``self.rng.uniform()`` while ``self.rng`` may still be the ``None`` of ``__init__``) is left out."""
+    kinds = {_drawn_from(stream, f.obj) for f in stream.model.resolver.eval(value, stream.ctx)
+             if not isinstance(f.obj, Top)}
+    if not kinds or "" in kinds:
+        return ""
+    return SAME if SAME in kinds else DRAW
+
+
+def _drawn_from(stream: _Stream, obj) -> str:
+    """How the generator behind one call's result is seeded ("" when it is not a draw)."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)) or obj.site is None:
+        return ""
+    site = stream.model.project.call(obj.site)
+    ctx = obj.ctx or Ctx(obj.site.module, site.scope)
+    if _global_draw(obj.cls.qualname):
+        generator = next((v for k, v in site.keywords if k == "generator"), None)
+        return DRAW if generator is None else _generator_kind(stream, generator, ctx) or DRAW
+    if _generator_method(obj.cls.qualname) and isinstance(site.func, Attr):
+        return _generator_kind(stream, site.func.base, ctx)
+    return ""
+
+
+def _global_draw(name: str) -> bool:
+    """A function of PyTorch's, NumPy's or Python's global generator (not a generator object's
+    method, ``default_rng().uniform``, nor a constructor or a seeding function)."""
+    return name.startswith(RANDOM_MAKERS) and "(" not in name and name not in effects.RNG_CONSTRUCTORS \
+        and name.rpartition(".")[2] not in ("seed", "get_state", "set_state", "getstate", "setstate")
+
+
+def _generator_method(name: str) -> bool:
+    """A method of a generator object (``numpy.random.default_rng().uniform``), not the
+    generator itself (``torch.Generator().manual_seed``)."""
+    constructor, _, method = name.partition("().")
+    return constructor in effects.RNG_CONSTRUCTORS and bool(method) and not method.startswith("manual_seed")
+
+
+def _generator_kind(stream: _Stream, receiver, ctx: Ctx) -> str:
+    """Whether ``receiver`` holds random generators (besides ``None``), and how they are
+    seeded: ``same draw`` when the stream code seeds one alike in every worker, ``draw``
+    otherwise; "" when it holds something else. One the loader's ``worker_init_fn`` replaces
+    or reseeds (``info.dataset.rng = ...``) is seeded apart."""
+    if _dataset_attribute(stream, receiver, ctx) in stream.reseeded:
+        return DRAW
+    found = [f for f in stream.model.resolver.eval(receiver, ctx)
+             if not (isinstance(f.obj, Lit) and f.obj.value is None)]
+    kinds = {_seeding(stream, f) for f in found}
+    if not kinds or "" in kinds:
+        return ""
+    return SAME if SAME in kinds else DRAW
+
+
+def _dataset_attribute(stream: _Stream, value, ctx: Ctx) -> str:
+    """``attr`` when ``value`` is ``self.<attr>`` in a method running on the dataset, else ""."""
+    if not (isinstance(value, Attr) and isinstance(value.base, Name)) or ctx.self_obj != stream.ctx.self_obj:
+        return ""
+    function = stream.model.function_summary(Func(ctx.module, ctx.scope))
+    first = function.params[0].name if function is not None and function.params else None
+    return value.name if value.base.id == first else ""
+
+
+def _seeding(stream: _Stream, found) -> str:
+    """``draw`` for a generator seeded apart in each worker, or built before the workers start
+    (DSL402 reports that one where it is built); ``same draw`` for one the stream code builds
+    or reseeds with the same seed in every worker; "" for what is not a generator."""
+    constructor = effects.rng_of((found,))
+    site_ref = found.obj.site if constructor is not None else None
+    if site_ref is None:
+        return ""
+    reseeds = _stream_reseeds(stream, site_ref)
+    if reseeds:  # ``g = torch.Generator(); g.manual_seed(info.seed)``
+        return DRAW if any(_varies(stream, seed, func) for seed, func in reseeds) else SAME
+    site = stream.model.project.call(site_ref)
+    built_in = Func(site_ref.module, site.scope)
+    if built_in not in stream.funcs:
+        return DRAW
+    seed = site.args[0] if site.args else next((v for k, v in site.keywords if k == "seed"), None)
+    if seed is None:
+        return DRAW if constructor in ENTROPY_SEEDED else SAME  # ``torch.Generator()``: a fixed default seed
+    return DRAW if _varies(stream, seed, built_in) else SAME
+
+
+def _varies(stream: _Stream, seed, func: Func) -> bool:
+    """A seed in the stream code that differs between workers (``info.seed``,
+    ``torch.initial_seed()``, ``self.seed`` when the ``worker_init_fn`` sets it per worker)."""
+    return effects.depends_on_worker(stream.model, seed, func, worker_id=False, varying=stream.reseeded)
+
+
+def _stream_reseeds(stream: _Stream, built) -> list:
+    """(seed, function) of each call in the stream code that reseeds the generator built at
+    ``built`` (``g.manual_seed(seed)``, ``self.rng.seed(seed)``)."""
+    model = stream.model
+    reseeds = []
+    for func in stream.funcs:
+        summary = model.project.summary(func.module)
+        ctx = Ctx(func.module, func.qualname, None, None, stream.ctx.self_obj)
+        for index in sites_in_scope(model.project, func.module, func.qualname):
+            site = summary.calls[index]
+            if isinstance(site.func, Attr) and site.func.name in effects.RESEED_METHODS and site.args \
+                    and any(isinstance(f.obj, Inst) and f.obj.site == built
+                            for f in model.resolver.eval(site.func.base, ctx)):
+                reseeds.append((site.args[0], func))
+    return reseeds
 
 
 def _reads_stored_data(model: Model, func: Func) -> bool:

@@ -12,6 +12,7 @@ from typing import Iterator, Set, Tuple
 
 from ..analysis.values import DictDisplay, Name, Seq
 from ..diagnostics import Finding
+from ..model import effects
 from ..model.objects import Cls, Container, Ctx, Ext, Func, Inst
 from ..model.queries import WORKER_METHODS, Model
 from ..model.resolver import join
@@ -90,7 +91,7 @@ def check(model: Model) -> Iterator[Finding]:
             reads.setdefault(function.self_obj, (loader, set(), function))[1].update(summary.self_reads)
         yield from _module_handles(model, function, reported)
     for dataset, (loader, attrs, function) in reads.items():
-        reopened = _reopened_by_worker_init(model, loader)
+        reopened = _reopened_by_worker_init(model, loader, dataset)
         for item in model.resolver.mro(dataset.cls):
             if not isinstance(item, Cls):
                 continue
@@ -104,7 +105,8 @@ def check(model: Model) -> Iterator[Finding]:
 def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, function, reported) -> Iterator[Finding]:
     opened = None
     for method, store in sorted(stores, key=lambda p: (p[1].span.row, p[1].span.col)):
-        if method.name in WORKER_METHODS or method.name not in ("__init__",) and not _called_from_init(model, cls, method):
+        if method.name in WORKER_METHODS \
+                or method.name not in ("__init__",) and not _called_from_init(model, dataset, cls, method):
             if not store.none_guarded:
                 return  # (re)opened lazily in the worker
             continue
@@ -144,13 +146,16 @@ def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, funct
     )
 
 
-def _called_from_init(model: Model, cls: Cls, method) -> bool:
-    """A helper (or staticmethod) that ``__init__`` calls runs before the workers start."""
-    init = model.resolver.method(cls, "__init__")
-    if init is None:
-        return False
+def _called_from_init(model: Model, dataset: Inst, cls: Cls, method) -> bool:
+    """A helper (or staticmethod) that ``__init__`` calls runs before the workers start: the
+    ``__init__`` of the dataset's class, or of the class defining the helper (a mixin's
+    ``open_lmdb`` called from the dataset's ``__init__`` is found through the MRO)."""
     target = Func(cls.module, method.qualname)
-    return any(callee == target for callee, _, _ in model.callees(init, Inst(cls)))
+    for owner in (dataset.cls, cls):
+        init = model.resolver.method(owner, "__init__")
+        if init is not None and any(callee == target for callee, _, _ in model.callees(init, dataset)):
+            return True
+    return False
 
 
 def _from_with(model: Model, cls: Cls, method, store) -> bool:
@@ -162,16 +167,13 @@ def _from_with(model: Model, cls: Cls, method, store) -> bool:
     return bool(bindings) and all(b.kind == "with" for b in bindings)
 
 
-def _reopened_by_worker_init(model: Model, loader) -> Set[str]:
-    """Attributes a ``worker_init_fn`` assigns on the worker's dataset copy."""
-    if loader is None:
-        return set()
+def _reopened_by_worker_init(model: Model, loader, dataset: Inst) -> Set[str]:
+    """Attributes a ``worker_init_fn`` assigns on the worker's dataset copy, directly
+    (``info.dataset.env = lmdb.open(...)``) or in a dataset method it calls (``info.dataset.open_db()``)."""
+    init = effects.worker_init(model, loader, dataset)
     attrs: Set[str] = set()
-    for found in model.argument(loader, "worker_init_fn") or ():
-        for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
-            for store in model.project.summary(entry.func.module).stores:
-                if store.scope == entry.func.qualname:
-                    attrs.add(store.attr)
+    for func in [*init.functions, *init.methods.values()]:
+        attrs |= {store.attr for store in model.project.summary(func.module).stores if store.scope == func.qualname}
     return attrs
 
 

@@ -19,28 +19,13 @@ from ..analysis.summary import AttrStore
 from ..analysis.values import Call, Name
 from ..diagnostics import Finding
 from ..model import effects, loaders
-from ..model.objects import Cls, Ctx, Ext, Func, Inst, Lit, Step
+from ..model.objects import Cls, Ctx, Func, Inst, Lit, Step
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
 CODE = "DSL402"
-RNG_CONSTRUCTORS = frozenset({
-    "numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "numpy.random.mtrand.RandomState",
-    "random.Random", "torch.Generator", "torch._C.Generator",
-})
-RESEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "bit_generator"})
+STREAM_METHODS = ("__iter__", "__next__")
 SEED_KEYWORDS = ("seed", "x")  # ``default_rng(seed=...)``, ``RandomState(seed=...)``, ``random.Random(x=...)``
-
-
-def rng_of(results):
-    for found in results:
-        obj = found.obj
-        if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
-            name = obj.cls.qualname.replace("()", "")
-            base = name.rsplit(".manual_seed", 1)[0]
-            if name in RNG_CONSTRUCTORS or base in RNG_CONSTRUCTORS:
-                return base
-    return None
 
 
 class _Uses(NamedTuple):
@@ -63,7 +48,7 @@ def check(model: Model) -> Iterator[Finding]:
             uses.reads.update(model.function_summary(function.func).self_reads)
             alike = _built_alike(model, function.func, obj)
             uses.alike.extend((store, constructor, function) for store, constructor in alike)
-            uses.reseeded.update(_reseeded(model, function.func, {store.span for store, _ in alike}))
+            uses.reseeded.update(effects.reseeded_attributes(model, function.func, {store.span for store, _ in alike}))
     for obj, uses in by_object.items():
         by_init, methods = _reseeded_by_worker_init(model, uses.loader, obj)
         reseeded = uses.reseeded | by_init | _reseeded_by_library(model, uses.loader, obj)
@@ -79,8 +64,8 @@ def _built_alike(model: Model, func: Func, obj: Inst) -> List[Tuple[AttrStore, s
     worker (``if self.rng is None: self.rng = np.random.default_rng(self.seed)`` with
     ``self.seed = 7``): each worker builds the same stream, so that is no reseeding."""
     function = model.function_summary(func)
-    if function is None or not function.params or function.scope_kind != "class":
-        return []
+    if function is None or not function.params or function.scope_kind != "class" or function.name in STREAM_METHODS:
+        return []  # a stream's own generator is DSL401's: the stream it yields is the same in every worker
     me = function.params[0].name
     summary = model.project.summary(func.module)
     ctx = model.resolver.method_ctx(obj, func.module, function)
@@ -89,7 +74,7 @@ def _built_alike(model: Model, func: Func, obj: Inst) -> List[Tuple[AttrStore, s
         if store.scope != func.qualname or store.kind != "assign" or not isinstance(store.value, Call) \
                 or not (isinstance(store.target, Name) and store.target.id == me):
             continue
-        constructor = rng_of(model.resolver.eval(store.value, ctx))
+        constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
         if constructor is not None and _constant_seed_argument(model, summary.calls[store.value.index], ctx):
             out.append((store, constructor))
     return out
@@ -129,41 +114,21 @@ def _reseeded_by_library(model: Model, loader, obj) -> Set[str]:
     if loader is None:
         return set()
     attributes, method = loaders.reseeded_by_library(model.resolver, loader, obj)
-    return set(attributes) | (_reseeded(model, method) if method is not None else set())
-
-
-def _reseeded(model: Model, func: Func, alike=frozenset()) -> Set[str]:
-    """Attributes a worker method reassigns or reseeds (``self.rng = ...``, ``self.rng.seed(...)``),
-    but for the stores in ``alike`` (a generator every worker builds from the same seed)."""
-    summary = model.project.summary(func.module)
-    attrs = {s.attr for s in summary.stores if s.scope == func.qualname and s.span not in alike}
-    for site in summary.calls:
-        if site.scope == func.qualname and getattr(site.func, "name", None) in RESEED_METHODS:
-            base = getattr(site.func, "base", None)
-            if hasattr(base, "name"):
-                attrs.add(base.name)
-    return attrs
+    return set(attributes) | (effects.reseeded_attributes(model, method) if method is not None else set())
 
 
 def _reseeded_by_worker_init(model: Model, loader, obj: Inst) -> Tuple[Set[str], Set[str]]:
     """Attributes the loader's ``worker_init_fn`` reseeds or touches, also through methods of
     the dataset it calls by name (``info.dataset.reseed(seed)``), and those methods' names."""
-    if loader is None:
-        return set(), set()
+    init = effects.worker_init(model, loader, obj)
     attrs: Set[str] = set()
-    methods: Set[str] = set()
-    for found in model.argument(loader, "worker_init_fn") or ():
-        for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
-            attrs |= _reseeded(model, entry.func)
-            function = model.function_summary(entry.func)
-            loaded = set(function.attr_loads) if function is not None else set()
-            attrs |= loaded
-            for name in loaded:
-                method = model.resolver.method(obj.cls, name)
-                if method is not None and name not in WORKER_METHODS:
-                    methods.add(name)
-                    attrs |= _reseeded(model, method)
-    return attrs, methods
+    for func in init.functions:
+        attrs |= effects.reseeded_attributes(model, func)
+        function = model.function_summary(func)
+        attrs |= set(function.attr_loads) if function is not None else set()
+    for method in init.methods.values():
+        attrs |= effects.reseeded_attributes(model, method)
+    return attrs, set(init.methods)
 
 
 def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=frozenset()) -> Iterator[Finding]:
@@ -176,7 +141,7 @@ def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=fr
                 if method.name in WORKER_METHODS or "worker" in method.name.lower() or method.name in reseeding:
                     continue  # runs in the workers (also a method the worker_init_fn calls)
                 ctx = model.resolver.method_ctx(obj, item.module, method)
-                constructor = rng_of(model.resolver.eval(store.value, ctx))
+                constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
                 if constructor is None:
                     continue
                 key = (item.module, store.span)

@@ -112,8 +112,9 @@ def _main_values(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) ->
 
 
 def _main_reader(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]):
-    """(method name, module, span) of a method the main process runs that reads ``self.attr``:
-    one the project calls (or a protocol method such as ``__len__``) outside worker code."""
+    """(method name, module, span) of a method the main process runs that reads ``self.attr``
+    (not one that only stores items into it): one the project calls (or a protocol method such
+    as ``__len__``) outside worker code."""
     for cls in model.resolver.mro(obj.cls):
         if not isinstance(cls, Cls):
             continue
@@ -122,8 +123,8 @@ def _main_reader(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]):
             func = Func(cls.module, f"{cls.qualname}.{method}")
             function = model.function_summary(func)
             if function is None or func in worker_funcs or method in ("__init__", "__del__") \
-                    or attr not in function.self_reads:
-                continue
+                    or attr not in function.self_reads or attr in function.self_item_stores:
+                continue  # storing items (``self.cache[k] = v`` in ``warm``) reads nothing back
             if method in MAIN_PROTOCOL or _called_in_main(model, func):
                 return method, cls.module, function.span
     return _outside_reader(model, obj, attr)

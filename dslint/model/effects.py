@@ -9,7 +9,7 @@ another module counts as a CUDA device.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, Span
 from ..analysis.values import NONE, UNKNOWN, Attr, Call, Name, Starred, Unknown, last_name
@@ -159,6 +159,25 @@ def throttle_call(model: "Model", ref: SiteRef, site: CallSite, ctx: Ctx) -> boo
     return not all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1 for f in values)
 
 
+RNG_CONSTRUCTORS = frozenset({
+    "numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator", "numpy.random.mtrand.RandomState",
+    "random.Random", "torch.Generator", "torch._C.Generator",
+})
+
+
+def rng_of(results) -> Optional[str]:
+    """The constructor of a random generator object among ``results`` (``np.random.default_rng``
+    for ``default_rng(0)``, ``torch.Generator`` for ``torch.Generator().manual_seed(0)``), or None."""
+    for found in results:
+        obj = found.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+            name = obj.cls.qualname.replace("()", "")
+            base = name.rsplit(".manual_seed", 1)[0]
+            if name in RNG_CONSTRUCTORS or base in RNG_CONSTRUCTORS:
+                return base
+    return None
+
+
 def global_seeds(model: "Model", func: Func, ctx: Ctx) -> Iterator[Tuple[SiteRef, CallSite]]:
     summary = model.project.summary(func.module)
     for index in sites_in_scope(model.project, func.module, func.qualname):
@@ -244,13 +263,16 @@ WORKER_DEPENDENT_CALLS = frozenset({
 })
 
 
-def depends_on_worker(model: "Model", value, func: Func, depth: int = 0, caller: Optional[Caller] = None) -> bool:
-    """Whether a seed expression in a ``worker_init_fn`` differs between workers: it reads
-    the worker id (the first parameter), ``torch.initial_seed()``, ``get_worker_info()``,
-    the time, a pid or a random draw, or is None (seeds from the OS). In a helper the
-    ``worker_init_fn`` calls (``caller`` set), a parameter is what that call passes, or
-    its default. Anything the model cannot see through counts as dependent (unknown is
-    never a finding)."""
+def depends_on_worker(model: "Model", value, func: Func, depth: int = 0, caller: Optional[Caller] = None,
+                      worker_id: bool = True, varying: FrozenSet[str] = frozenset()) -> bool:
+    """Whether a seed expression in ``func`` differs between workers: it reads the worker id
+    (the first parameter of a ``worker_init_fn``; ``worker_id`` False for a method such as
+    ``__iter__``, whose first parameter is ``self``), an attribute of ``self`` in ``varying``
+    (one the ``worker_init_fn`` sets in each worker), ``torch.initial_seed()``,
+    ``get_worker_info()``, the time, a pid or a random draw, or is None (seeds from the OS).
+    In a helper the ``worker_init_fn`` calls (``caller`` set), a parameter is what that call
+    passes, or its default. Anything the model cannot see through counts as dependent
+    (unknown is never a finding)."""
     if depth > 6:
         return True
     function = model.function_summary(func)
@@ -260,7 +282,7 @@ def depends_on_worker(model: "Model", value, func: Func, depth: int = 0, caller:
     while stack:
         item = stack.pop()
         if isinstance(item, Name):
-            if caller is None and function.params and item.id == function.params[0].name:
+            if caller is None and worker_id and function.params and item.id == function.params[0].name:
                 return True
             bindings = function.bindings.get(item.id)
             if bindings is None:
@@ -269,11 +291,14 @@ def depends_on_worker(model: "Model", value, func: Func, depth: int = 0, caller:
                 if binding.kind == "param":
                     if caller is not None and _argument_depends(model, func, item.id, caller, depth):
                         return True
-                    continue  # bound by functools.partial: one value for all workers
-                if binding.kind not in ("assign", "aug") or depends_on_worker(model, binding.value, func, depth + 1,
-                                                                               caller):
+                    continue  # bound by functools.partial (or ``self``): one value for all workers
+                if binding.kind not in ("assign", "aug") or depends_on_worker(
+                        model, binding.value, func, depth + 1, caller=caller, worker_id=worker_id, varying=varying):
                     return True
         elif isinstance(item, Unknown):
+            return True
+        elif isinstance(item, Attr) and item.name in varying and isinstance(item.base, Name) \
+                and function.params and item.base.id == function.params[0].name:
             return True
         elif isinstance(item, Call):
             site = model.project.summary(func.module).calls[item.index]
@@ -319,6 +344,53 @@ def _argument(params, name: str, caller: Caller):
     if any(key is None for key, _ in site.keywords):
         return UNKNOWN
     return None
+
+
+class WorkerInit(NamedTuple):
+    """What a loader's ``worker_init_fn`` runs on a worker's copy of its dataset."""
+
+    functions: List[Func]  # the project functions given as ``worker_init_fn`` (through ``partial`` too)
+    methods: Dict[str, Func]  # the dataset's methods they call by name (``info.dataset.open_db()``)
+
+
+def worker_init(model: "Model", loader, obj) -> WorkerInit:
+    """The ``worker_init_fn`` of ``loader`` and the methods of ``obj`` (the dataset) it calls.
+    ``get_worker_info().dataset`` is the worker's copy, which the resolver cannot follow: an
+    attribute the function loads that names a method of the dataset's class (or a base class)
+    is taken as a call of it; ``__getitem__`` and the like are not (they are the worker's own)."""
+    from .queries import WORKER_METHODS  # the model's query layer imports this module
+
+    functions: List[Func] = []
+    methods: Dict[str, Func] = {}
+    if loader is None:
+        return WorkerInit(functions, methods)
+    cls = obj.cls if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else None
+    for found in model.argument(loader, "worker_init_fn") or ():
+        for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
+            functions.append(entry.func)
+            function = model.function_summary(entry.func)
+            for name in sorted(function.attr_loads) if function is not None and cls is not None else ():
+                method = model.resolver.method(cls, name)
+                if method is not None and name not in WORKER_METHODS:
+                    methods[name] = method
+    return WorkerInit(functions, methods)
+
+
+RESEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "bit_generator"})
+
+
+def reseeded_attributes(model: "Model", func: Func, skip=frozenset()) -> Set[str]:
+    """Attributes a function reassigns or reseeds (``self.rng = ...``, ``self.rng.seed(...)``,
+    ``info.dataset.rng = ...``), but for the stores at the spans ``skip`` (a generator every
+    worker builds from the same seed is no reseeding)."""
+    summary = model.project.summary(func.module)
+    attrs = {s.attr for s in summary.stores if s.scope == func.qualname and s.span not in skip}
+    for site in summary.calls:
+        if site.scope == func.qualname and getattr(site.func, "name", None) in RESEED_METHODS:
+            base = getattr(site.func, "base", None)
+            if hasattr(base, "name"):
+                attrs.add(base.name)
+    return attrs
 
 
 def module_throttles(model: "Model", module: str) -> Dict[str, Effect]:
@@ -582,4 +654,5 @@ def _reads_attr(value, me: str, attr: str, depth: int = 0) -> bool:
 __all__ = ["Effect", "main_process_only", "cuda_work", "thread_setting", "uses_cv2", "throttles_cv2",
            "global_seeds", "worker_seeds", "Caller", "consults_worker_info", "depends_on_worker",
            "module_throttles", "Inst", "process_start", "process_start_kind", "live_threads", "thread_kind",
-           "self_attribute_calls", "self_mutations", "LiveThreads", "Mutation"]
+           "self_attribute_calls", "self_mutations", "LiveThreads", "Mutation", "RNG_CONSTRUCTORS", "rng_of",
+           "WorkerInit", "worker_init", "RESEED_METHODS", "reseeded_attributes"]
