@@ -312,7 +312,8 @@ def given_roots(paths: Sequence[str], files: Sequence[str]) -> Dict[str, str]:
 
 def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -> List[str]:
     """Candidate files an import path connects to a seed (in either direction, through seeds,
-    candidates and package ``__init__`` files; same project only)."""
+    candidates and package ``__init__`` files; same project only), and the script files
+    that import one of those files or a seed themselves while no file imports them."""
     from .model.project import Project, resolve_relative
 
     project = Project()
@@ -322,6 +323,7 @@ def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -
     if not seeds:
         return []
     edges: Dict[str, Set[str]] = {}
+    imported: Dict[str, Set[str]] = {}  # module → the modules it imports
     for result in results:
         info = infos[result.path]
         for name in result.imports:
@@ -331,10 +333,12 @@ def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -
             if module is not None and module.key != info.key:
                 edges.setdefault(info.key, set()).add(module.key)
                 edges.setdefault(module.key, set()).add(info.key)
+                imported.setdefault(info.key, set()).add(module.key)
 
     def passable(key: str) -> bool:
         result = by_key.get(key)
-        return result is not None and (result.tier != prefilter.SKIP or project.modules[key].is_package)
+        return result is not None and (result.tier not in (prefilter.SKIP, prefilter.SCRIPT)
+                                       or project.modules[key].is_package)
 
     reached = set(seeds)
     todo = list(seeds)
@@ -343,8 +347,14 @@ def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -
             if other not in reached and passable(other):
                 reached.add(other)
                 todo.append(other)
-    return [r.path for r in results if r.tier == prefilter.CANDIDATE and r.summary is None
-            and infos[r.path].key in reached]
+    imported_somewhere = {module for modules in imported.values() for module in modules}
+
+    def entry_script(key: str) -> bool:
+        return key not in imported_somewhere and bool(imported.get(key, set()) & reached)
+
+    return [r.path for r in results if r.summary is None and (
+        (r.tier == prefilter.CANDIDATE and infos[r.path].key in reached)
+        or (r.tier == prefilter.SCRIPT and entry_script(infos[r.path].key)))]
 
 
 def lazy_summary(consulted: Optional[Set[str]] = None):

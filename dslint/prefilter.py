@@ -10,6 +10,10 @@ by the words their bytes contain:
   ``run.py`` doing ``from train import main`` then ``main()``): summarised only when an
   import connects it to a seed (a train loop in ``engine.py`` called with a loader built
   in ``main.py``);
+- **script**: a module-level statement that uses a call's result (``model = fit(cfg)``,
+  ``print(fit(cfg))``): summarised only when it imports a summarised file itself and no
+  file imports it (an entry script; library modules assign calls' results everywhere:
+  ``T = TypeVar("T")``);
 - the rest: summarised on demand, when the resolver needs a definition from it.
 
 The imports of every file are read here without a parse (a regular expression over its
@@ -32,7 +36,7 @@ SEED_WORDS = (
 )
 CANDIDATE_WORDS = (b"oader", b".cuda(", b"non_blocking", b"ataset", b"worker")
 
-SEED, CANDIDATE, SKIP = "seed", "candidate", "skip"
+SEED, CANDIDATE, SCRIPT, SKIP = "seed", "candidate", "script", "skip"
 
 # Searching bytes for a word costs about the same whatever the word, and most files hold
 # none of them, so every word is searched in most files. A word is looked for only when a
@@ -53,6 +57,14 @@ _SEED_GROUPS = _gated(SEED_WORDS)
 
 # a call statement at module level (``main()``, ``fire.Fire(main)``, ``sys.exit(main())``)
 _CALL_AT_IMPORT = re.compile(rb"\n(?!(?:if|print|assert|del|raise|return)\b)[A-Za-z_][\w.]*\(")
+# a module-level statement that uses a call's result: an assignment (``model = fit(cfg)``,
+# ``a, b = trainer.fit(cfg)``, ``n += f()``) or a ``print`` (``print(fit(cfg))``); not a
+# block's head (a guard, a loop, a ``with``), a definition, an import, an assert, nor the
+# logger nearly every library module makes (``logger = get_logger(__name__)``)
+_RESULT_AT_IMPORT = re.compile(
+    rb"\n(?!(?:if|elif|else|while|for|with|try|except|finally|def|class|async|import|from|print|assert|del|raise"
+    rb"|return|lambda)\b|(?:_?logger|LOGGER|_?log)[ \t]*[:=])[A-Za-z_][^\n(#'\"]*\w\("
+    rb"|\nprint\([^\n#]*?[A-Za-z_][\w.]*\(")
 
 
 def tier(raw: bytes, extra_words=()) -> str:
@@ -60,6 +72,8 @@ def tier(raw: bytes, extra_words=()) -> str:
         return SEED
     if any(word in raw for word in CANDIDATE_WORDS) or calls_at_import(raw):
         return CANDIDATE
+    if _starts_line(_RESULT_AT_IMPORT, raw):
+        return SCRIPT
     return SKIP
 
 
@@ -74,7 +88,12 @@ def _has_seed_word(raw: bytes) -> bool:
 
 def calls_at_import(raw: bytes) -> bool:
     """Whether a line starts with a call (what runs when the module is imported or run)."""
-    return _CALL_AT_IMPORT.search(raw) is not None or _CALL_AT_IMPORT.match(b"\n" + raw[:200]) is not None
+    return _starts_line(_CALL_AT_IMPORT, raw)
+
+
+def _starts_line(pattern: "re.Pattern[bytes]", raw: bytes) -> bool:
+    """Whether ``pattern`` (which begins with a newline) matches at the start of a line."""
+    return pattern.search(raw) is not None or pattern.match(b"\n" + raw[:200]) is not None
 
 
 _IMPORT = re.compile(

@@ -629,3 +629,23 @@ def test_persistent_workers_with_a_literal_zero_count_is_removed_not_tied(tmp_pa
     assert found["fix"]["message"] == "Remove `persistent_workers=...`"
     _fix("--select", "DSL201", "lit.py", cwd=tmp_path)
     assert "DataLoader(ds, num_workers=0):" in path.read_text(encoding="utf-8")
+
+
+def test_pool_initializer_lambda_is_hoisted_as_init_process(tmp_path):
+    """DSL102 on a pool's ``initializer=`` (pickled with each spawn/forkserver process):
+    the lambda becomes a module-level ``init_process``, and the fixed file is silent."""
+    path = tmp_path / "pool.py"
+    path.write_text(textwrap.dedent(
+        """\
+        import multiprocessing as mp
+        import os
+
+
+        def main(paths):
+            with mp.get_context("spawn").Pool(4, initializer=lambda: os.nice(1)) as pool:
+                return pool.map(len, paths)
+        """), encoding="utf-8")
+    _fix("--select", "DSL102", "pool.py", cwd=tmp_path)
+    after = path.read_text(encoding="utf-8")
+    assert "def init_process():\n    return os.nice(1)\n" in after and "initializer=init_process)" in after, after
+    assert lint_json("--select", "DSL102", "pool.py", cwd=tmp_path) == []

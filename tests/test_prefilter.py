@@ -19,5 +19,40 @@ def test_a_call_statement_at_module_level_makes_a_candidate():
                    b"import fire\nfire.Fire(main)\n"):
         assert prefilter.tier(source) == prefilter.CANDIDATE, source
     for source in (b"from train import main\n\nif __name__ == '__main__':\n    main()\n",
-                   b"print('hello')\n", b"def f():\n    g()\n", b"x = f()\n", b"assert check(x)\n"):
+                   b"print('hello')\n", b"def f():\n    g()\n", b"assert check(x)\n"):
         assert prefilter.tier(source) == prefilter.SKIP, source
+
+
+def test_a_calls_result_used_at_module_level_makes_a_script():
+    """``model = fit(cfg)`` or ``print(fit(cfg))`` in an entry script runs the training at
+    import time as a bare ``fit(cfg)`` does (DSL101); a literal assignment, a print of
+    literals, a guarded call, a call in a string or a module's logger start nothing."""
+    for source in (b"from train import fit\n\nmodel = fit(cfg)\n", b"import trainer\nm = trainer.fit({})\n",
+                   b"a, b = fit(cfg)\n", b"x: int = f()\n", b"n += count()\n", b"print(fit(1))\n",
+                   b"print('done', len(x))\n"):
+        assert prefilter.tier(source) == prefilter.SCRIPT, source
+    for source in (b"x = 1\n", b"print('hello')\n", b"X = 'f('\n", b"# a = b(c)\n",
+                   b"if __name__ == '__main__':\n    model = fit(cfg)\n", b"def f():\n    m = g()\n",
+                   b"with open(path) as f:\n    pass\n", b"class A(B):\n    pass\n", b"SIZES = (\n    1,\n)\n",
+                   b"logger = get_logger(__name__)\n"):
+        assert prefilter.tier(source) == prefilter.SKIP, source
+
+
+def test_a_script_is_read_when_it_imports_a_read_file_and_nothing_imports_it(tmp_path):
+    """An entry script is read; a library module that assigns a call's result
+    (``CONFIG = load_config()``) and is imported by others is not, nor a script that
+    imports nothing read."""
+    from dslint import engine
+
+    files = {"train.py": "from torch.utils.data import DataLoader\n", "run.py": "from train import fit\nm = fit(1)\n",
+             "util.py": "import train\nCONFIG = load_config()\n",
+             "app.py": "import train\nfrom util import CONFIG\nmain()\n",
+             "other.py": "import json\nx = json.loads('1')\n"}
+    results = []
+    for name, text in files.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        results.append(engine.scan(str(path)))
+    roots = engine.given_roots([str(tmp_path)], [r.path for r in results])
+    connected = {p.rpartition("/")[2] for p in engine.connected_candidates(results, roots)}
+    assert connected == {"run.py", "app.py"}

@@ -10,13 +10,12 @@ the ``main()`` line.
 
 from __future__ import annotations
 
-import os
 from typing import Iterator, Set, Tuple
 
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.objects import Bound, Ctx, Ext, Func, Step
-from ..model.project import sites_in_scope
+from ..model.project import package_main, sites_in_scope
 from ..model.queries import Model
 from .base import finding
 
@@ -30,7 +29,7 @@ WHY = "spawn/forkserver workers re-import this module and fail while bootstrappi
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[Tuple[str, object]] = set()
     for iteration in model.iterations():
-        if iteration.scope or _never_reimported(iteration.module):
+        if iteration.scope or package_main(iteration.module):
             continue
         summary = model.project.summary(iteration.module)
         if iteration.loop is not None:
@@ -57,7 +56,7 @@ def check(model: Model) -> Iterator[Finding]:
         yield finding(model, CODE, iteration.module, span, message,
                       (Step(iteration.module, iteration.span, "iterated here"), built))
     for info in model.project.eager_modules():
-        if _never_reimported(info.key):
+        if package_main(info.key):
             continue
         for index in sites_in_scope(model.project, info.key, ""):
             site = info.summary.calls[index]
@@ -73,13 +72,6 @@ def check(model: Model) -> Iterator[Finding]:
             text, trail = reason
             yield finding(model, CODE, info.key, span,
                           f"Module-level call runs at import time and {text}; {WHY}: {FIX_HINT}", trail)
-
-
-def _never_reimported(path: str) -> bool:
-    """A package's ``__main__.py`` (``python -m package``): spawn and forkserver children
-    leave a main module named ``*.__main__`` alone (``multiprocessing.spawn`` re-imports the
-    main module only by its path or by another name), so its module-level code runs once."""
-    return os.path.basename(path) == "__main__.py"
 
 
 def _module_level(model: Model, loader) -> bool:

@@ -86,18 +86,24 @@ def _hand_over(trail):
 
 
 PROCESS = "process:"  # the role of a callable handed to what starts processes: ``process:<starter>``
+INITIALIZER = "initializer:"  # a pool's initializer: ``initializer:<starter>``
 
 
 def _starter(role: str) -> Optional[str]:
-    """What starts the processes a callable is handed to, for the role ``process:<starter>``."""
-    return role[len(PROCESS):] if role.startswith(PROCESS) else None
+    """What starts the processes a callable is handed to, for the roles ``process:<starter>``
+    and ``initializer:<starter>``."""
+    for prefix in (PROCESS, INITIALIZER):
+        if role.startswith(prefix):
+            return role[len(prefix):]
+    return None
 
 
 def _how(role: str, trail) -> str:
     stored = next((s.note for s in trail if s.note.startswith("stored as")), None)
     starter = _starter(role)
     if starter is not None:
-        return f"{stored} on an object passed to `{starter}`" if stored else f"passed to `{starter}`"
+        given = f"passed as `initializer` to `{starter}`" if role.startswith(INITIALIZER) else f"passed to `{starter}`"
+        return f"{stored} on an object {given}" if stored else given
     given = next((s.note for s in trail if s is not None and s.note.startswith("argument `")), "")
     if role in ("collate_fn", "worker_init_fn"):
         name = given[len("argument `"):-1] if given else role
@@ -122,7 +128,7 @@ def check(model: Model) -> Iterator[Finding]:
             yield from _report(model, obj, role, trail, f"loader has {workers.describe()} workers",
                                reported, workers.trail("positive") or workers.trail("unknown"))
     for obj, role, trail in model.process_targets():
-        yield from _report(model, obj, role, trail, _process_context(_starter(role)), reported, ())
+        yield from _report(model, obj, role, trail, _process_context(role), reported, ())
     for dataset in model.datasets_without_loader():
         klass = model.project.klass(dataset.cls.module, dataset.cls.qualname)
         for obj, role, trail in model.object_graph([(dataset, "dataset", ())]):
@@ -162,7 +168,10 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     )
 
 
-def _process_context(starter: str) -> str:
+def _process_context(role: str) -> str:
+    starter = _starter(role)
+    if role.startswith(INITIALIZER):
+        return f"`{starter}` pickles its initializer for every process it starts"
     if starter.endswith(".Process"):
         return f"a `{starter}` target is pickled to start the process"
     if "spawn" in starter or "start_processes" in starter:
@@ -171,17 +180,21 @@ def _process_context(starter: str) -> str:
 
 
 def _for_whom(role: str) -> str:
-    """Who cannot have it: spawn/forkserver workers of a loader or a ``Process``; any process
-    of a pool or of torch's spawn (pickled whatever the platform's start method)."""
+    """Who cannot have it: spawn/forkserver workers of a loader, of a ``Process`` or of a
+    pool's initializer; any process of a pool's tasks or of torch's spawn (pickled whatever
+    the platform's start method)."""
     starter = _starter(role)
     if starter is None:
         return " for spawn/forkserver workers"
-    return " for spawn/forkserver processes" if starter.endswith(".Process") else ""
+    spawned = starter.endswith(".Process") or role.startswith(INITIALIZER)
+    return " for spawn/forkserver processes" if spawned else ""
 
 
 def _role(role: str, trail) -> str:
     if role in ("collate_fn", "worker_init_fn"):
         return role
+    if role.startswith(INITIALIZER):
+        return "process initializer"
     if _starter(role) is not None:
         return "process target"
     if any(s.note.startswith("stored as") for s in trail if s is not None):

@@ -37,13 +37,15 @@ from .base import (
 )
 
 CODE = "DSL102"
-ROLE_NAMES = {"collate_fn": "collate_fn", "worker_init_fn": "worker_init_fn", "process target": "run_process"}
+ROLE_NAMES = {"collate_fn": "collate_fn", "worker_init_fn": "worker_init_fn", "process target": "run_process",
+              "process initializer": "init_process"}
 
 
 class CallableArg(NamedTuple):
     """What the rule found: the callable, where it is handed over and where it is defined."""
 
-    role: str  # collate_fn | worker_init_fn | dataset argument | dataset attribute | process target
+    # collate_fn | worker_init_fn | dataset argument | dataset attribute | process target | process initializer
+    role: str
     kind: str  # lambda | nested function | nested class
     name: str
     span: Span  # the hand-over point (the lambda itself for a lambda)

@@ -273,12 +273,37 @@ POOL_CLASSES = ("multiprocessing.Pool", "multiprocessing.pool.Pool", "torch.mult
                 "concurrent.futures.ProcessPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor")
 POOL_TASKS = frozenset({"map", "imap", "imap_unordered", "starmap", "apply", "apply_async", "map_async",
                         "starmap_async", "submit"})  # the task's function comes first (``func``; ``fn`` for executors)
+# What a process pool runs first in each process it starts, pickled with it under spawn and
+# forkserver (forked processes inherit it): (position, keyword).
+POOL_INITIALIZERS = {
+    "multiprocessing.Pool": (1, "initializer"), "multiprocessing.pool.Pool": (1, "initializer"),
+    "torch.multiprocessing.Pool": (1, "initializer"),
+    "concurrent.futures.ProcessPoolExecutor": (2, "initializer"),
+    "concurrent.futures.process.ProcessPoolExecutor": (2, "initializer"),
+}
+# Where a process starter is given its start method, as a context: (position, keyword).
+CONTEXT_ARGUMENTS = {
+    "multiprocessing.pool.Pool": (4, "context"),
+    "concurrent.futures.ProcessPoolExecutor": (1, "mp_context"),
+    "concurrent.futures.process.ProcessPoolExecutor": (1, "mp_context"),
+}
 # the last names of the calls above: where ``Model.process_targets`` looks
-PROCESS_TARGET_NAMES = frozenset(name.rpartition(".")[2] for name in PROCESS_TARGETS) | POOL_TASKS
+PROCESS_TARGET_NAMES = frozenset(name.rpartition(".")[2] for name in (*PROCESS_TARGETS, *POOL_INITIALIZERS)) \
+    | POOL_TASKS
+CONTEXT = ".get_context()."  # ``mp.get_context("spawn").Pool`` reads ``multiprocessing.get_context().Pool``
+
+
+def without_context(qualname: str) -> str:
+    """The module's name for a start-method context's member: ``ctx.Process`` and
+    ``ctx.Pool`` (``multiprocessing.get_context().Pool``) are ``multiprocessing.Process``
+    and ``multiprocessing.Pool``, started with the context's method."""
+    head, found, member = qualname.partition(CONTEXT)
+    return f"{head}.{member}" if found else qualname
 
 
 def process_target(qualname: str):
     """(position, keyword) of the callable a call of ``qualname`` pickles for other processes, or None."""
+    qualname = without_context(qualname)
     found = PROCESS_TARGETS.get(qualname)
     if found is not None:
         return found

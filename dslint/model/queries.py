@@ -1282,11 +1282,13 @@ class Model:
 
     def process_targets(self) -> List[Tuple[object, str, Trail]]:
         """Callables handed to what starts processes and pickles them for each (``mp.spawn(fn)``,
-        ``Process(target=fn)``, ``pool.map(fn, ...)``), with what they hold, as ``pickled``
-        gives them; the role names the starter. Only in modules that import ``multiprocessing``
-        or ``concurrent``, at module level or in a function (where such a call can be), or
-        where the call names it (``torch.multiprocessing.spawn`` after ``import torch``)."""
-        from .libraries import PROCESS_TARGET_NAMES, process_target
+        ``Process(target=fn)``, ``pool.map(fn, ...)``, ``Pool(initializer=fn)``), a context's
+        starters too (``mp.get_context("spawn").Process``), with what they hold, as ``pickled``
+        gives them; the role names the starter (``process:<starter>``, ``initializer:<starter>``).
+        Only in modules that import ``multiprocessing`` or ``concurrent``, at module level or in
+        a function (where such a call can be), or where the call names it
+        (``torch.multiprocessing.spawn`` after ``import torch``)."""
+        from .libraries import PROCESS_TARGET_NAMES
 
         out: List[Tuple[object, str, Trail]] = []
         for name in sorted(PROCESS_TARGET_NAMES):
@@ -1296,17 +1298,33 @@ class Model:
                     continue
                 ctx = Ctx(ref.module, site.scope)
                 for found in self.resolver.eval(site.func, ctx):
-                    if not isinstance(found.obj, Ext):
+                    handed = self._handed_over(ref, found.obj) if isinstance(found.obj, Ext) else None
+                    if handed is None:
                         continue
-                    where = process_target(found.obj.qualname)
-                    if where is None or self._forks(ref, found.obj.qualname):
-                        continue
-                    given = self.resolver.keyword_at(ref, ctx, where[1], where[0]) or ()
-                    starter = found.obj.qualname.replace("()", "")
-                    step = Step(ref.module, site.span, f"pickled by `{starter}`")
-                    out.extend(self.object_graph([(f.obj, f"process:{starter}", (step,) + f.trail) for f in given]))
+                    role, (position, keyword) = handed
+                    given = self.resolver.keyword_at(ref, ctx, keyword, position) or ()
+                    step = Step(ref.module, site.span, f"pickled by `{role.partition(':')[2]}`")
+                    out.extend(self.object_graph([(f.obj, role, (step,) + f.trail) for f in given]))
                     break
         return out
+
+    def _handed_over(self, ref: SiteRef, callee: Ext) -> Optional[Tuple[str, Tuple[int, str]]]:
+        """(role, (position, keyword) of the callable) when the call pickles a callable for
+        the processes it starts: a target or a pool's task (``process:<starter>``), a pool's
+        initializer (``initializer:<starter>``). A pool's tasks travel through a queue,
+        pickled whatever the start method; targets and initializers not when forked by choice."""
+        from .libraries import POOL_INITIALIZERS, process_target, without_context
+
+        plain = without_context(callee.qualname)
+        starter = plain.replace("()", "")
+        where = process_target(plain)
+        if where is not None:
+            task = "()." in plain
+            return None if not task and self.forks(ref, callee.qualname) else (f"process:{starter}", where)
+        where = POOL_INITIALIZERS.get(plain)
+        if where is not None and not self.forks(ref, callee.qualname):
+            return f"initializer:{starter}", where
+        return None
 
     def _imports_processes(self, module: str) -> bool:
         found = self._process_modules.get(module)
@@ -1320,12 +1338,33 @@ class Model:
                                                         for p in paths)
         return found
 
-    def _forks(self, ref: SiteRef, qualname: str) -> bool:
-        """torch's spawn told ``start_method="fork"``: nothing is pickled."""
-        if not qualname.startswith("torch.multiprocessing."):
-            return False
-        given = self.resolver.keyword_at(ref, Ctx(ref.module, self.project.call(ref).scope), "start_method")
-        return given is not None and all(isinstance(f.obj, Lit) and f.obj.value == "fork" for f in given)
+    def forks(self, ref: SiteRef, qualname: str, ctx: Optional[Ctx] = None) -> bool:
+        """Whether the call of ``qualname`` at ``ref`` starts its processes with fork by
+        choice: torch's spawn told ``start_method="fork"``, or a context that says fork
+        (``mp.get_context("fork").Process``, ``Pool(context=...)``,
+        ``ProcessPoolExecutor(mp_context=...)``). Nothing is pickled to start them and the
+        main module is not imported again; the platform's default is not a choice."""
+        ctx = ctx or Ctx(ref.module, self.project.call(ref).scope)
+        if qualname.startswith("torch.multiprocessing."):
+            given = self.resolver.keyword_at(ref, ctx, "start_method")
+            if given is not None:
+                return all(isinstance(f.obj, Lit) and f.obj.value == "fork" for f in given)
+        contexts = self._start_contexts(ref, qualname, ctx)
+        return bool(contexts) and all(self._start_method_of(f.obj) == "fork" for f in contexts)
+
+    def _start_contexts(self, ref: SiteRef, qualname: str, ctx: Ctx) -> Results:
+        """The start-method contexts a process starter is called with: the one it is a
+        member of (``ctx.Process``), or the one its ``context=``/``mp_context=`` gives."""
+        from .libraries import CONTEXT, CONTEXT_ARGUMENTS, without_context
+
+        site = self.project.call(ref)
+        found: List[Found] = []
+        if CONTEXT in qualname and isinstance(site.func, Attr):
+            found.extend(self.resolver.eval(site.func.base, ctx))
+        where = CONTEXT_ARGUMENTS.get(without_context(qualname))
+        if where is not None:
+            found.extend(self.resolver.keyword_at(ref, ctx, where[1], where[0]) or ())
+        return tuple(found)
 
     def object_graph(self, roots, limit: int = 200) -> List[Tuple[object, str, Trail]]:
         """The objects reachable from ``roots`` the way pickle reaches them (attributes,
@@ -1496,8 +1535,9 @@ class Model:
 
     # processes -------------------------------------------------------------------------------
     def process_start(self, module: str, index: int) -> Optional[str]:
-        """Why the call at ``index`` starts processes directly (None: it does not)."""
-        from .libraries import PROCESS_CLASSES, PROCESS_STARTERS, entry_point
+        """Why the call at ``index`` starts processes directly (None: it does not); a context's
+        ``Process``/``Pool`` too, unless it forks (forked processes do not import the main module)."""
+        from .libraries import PROCESS_CLASSES, PROCESS_STARTERS, entry_point, without_context
 
         site = self.project.summary(module).calls[index]
         ctx = Ctx(module, site.scope)
@@ -1506,7 +1546,9 @@ class Model:
             if name == "start":
                 for found in self.resolver.eval(site.func.base, ctx):
                     obj = found.obj
-                    if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in PROCESS_CLASSES:
+                    if isinstance(obj, Inst) and isinstance(obj.cls, Ext) \
+                            and without_context(obj.cls.qualname) in PROCESS_CLASSES \
+                            and not (obj.site is not None and self.forks(obj.site, obj.cls.qualname, obj.ctx)):
                         return "starts a `multiprocessing.Process`"
             entries = self._entry_points()
             if name in entries:
@@ -1521,9 +1563,11 @@ class Model:
                         if matched and how != "":
                             return f"calls `{matched}(...).{name}()`, which starts DataLoader workers"
         if name in PROCESS_STARTERS_LAST:
+            here = SiteRef(module, index)
             for found in self.resolver.eval(site.func, ctx):
-                if isinstance(found.obj, Ext) and found.obj.qualname in PROCESS_STARTERS:
-                    return f"calls `{found.obj.qualname}`"
+                qualname = found.obj.qualname if isinstance(found.obj, Ext) else ""
+                if without_context(qualname) in PROCESS_STARTERS and not self.forks(here, qualname, ctx):
+                    return f"calls `{qualname}`"
         return None
 
     def _entry_points(self) -> Dict[str, List[Tuple[str, str]]]:
