@@ -298,6 +298,15 @@ class Model:
         a binding by the names its assignments and imports refer to). Entries that can
         never add a name are left out."""
         entries: List[Tuple[bool, str, Tuple[str, ...]]] = []
+        factories: Set[str] = set()  # functions returning what a loader name may name (``partial(DataLoader)``)
+        for info in self.project.eager_modules():
+            summary = info.summary
+            for function in summary.functions.values():
+                keys = tuple(key for key in (self._naming_key(v, summary) for v in function.returns
+                                             if isinstance(v, Call)) if key)
+                if keys:  # ``return partial(DataLoader, ...)``
+                    factories.add(function.name)
+                    entries.append((False, f"{function.name}()", keys))
         for info in self.project.eager_modules():
             summary = info.summary
             for klass in summary.classes.values():
@@ -306,28 +315,24 @@ class Model:
                     entries.append((True, klass.name, keys))
             for bindings in [summary.bindings] + [f.bindings for f in summary.functions.values()]:
                 for name, items in bindings.items():
-                    keys = tuple(key for key in (self._naming_key(b.value, summary) for b in items
+                    keys = tuple(key for key in (self._naming_key(b.value, summary, factories) for b in items
                                                  if b.kind in ("assign", "import")) if key)
                     if keys:
                         entries.append((False, name, keys))
-            for function in summary.functions.values():
-                keys = tuple(key for key in (self._naming_key(v, summary) for v in function.returns)
-                             if key and not key.endswith("()"))
-                if keys:  # ``return partial(DataLoader, ...)``
-                    entries.append((False, f"{function.name}()", keys))
         return entries
 
     @staticmethod
-    def _naming_key(value, summary) -> str:
-        """The last name whose being a loader name makes ``value`` one ("": none)."""
+    def _naming_key(value, summary, factories=frozenset()) -> str:
+        """The last name whose being a loader name makes ``value`` one ("": none); ``f()`` for
+        what a call of one of the ``factories`` returns."""
         if isinstance(value, (Name, Attr, Imported)):
             return last_name(value)
         if isinstance(value, Call):
             site = summary.calls[value.index]
-            if last_name(site.func) == "partial" and site.args:
-                return last_name(site.args[0])
             called = last_name(site.func)
-            return f"{called}()" if called else ""
+            if called == "partial" and site.args:
+                return last_name(site.args[0])
+            return f"{called}()" if called in factories else ""
         return ""
 
     def construction(self, loader, note: str = "the loader is built here") -> Optional[Step]:
