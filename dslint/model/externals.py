@@ -51,6 +51,7 @@ VALUE_BUILTINS = frozenset({
     "round", "repr", "hash", "isinstance", "hasattr", "zip", "enumerate", "bytes", "format", "ord", "chr", "divmod",
     "pow",
 })
+EAGER_TABLE_METHODS = frozenset({"map", "filter"})  # of a Hugging Face dataset (``with_transform`` keeps its function)
 VALUE_PACKAGES = ("numpy.", "math.", "json.", "os.path.", "re.", "tensorflow.", "jax.numpy.")  # ops compute arrays
 # Arguments a library class uses while it is built and does not keep (torchvision's
 # ``DatasetFolder`` runs ``is_valid_file`` over the folder in ``__init__``).
@@ -65,6 +66,8 @@ def computes_value(qualname: str) -> bool:
         return qualname[9:] in VALUE_BUILTINS
     if qualname.startswith("torch.") and qualname.count(".") == 1:
         return True  # torch.tensor, torch.ByteTensor, torch.stack...: tensors
+    if qualname.startswith("datasets.") and qualname.rpartition(".")[2] in EAGER_TABLE_METHODS:
+        return True  # Hugging Face ``ds.map(f, num_proc=4)`` runs ``f`` now and keeps the new table
     return qualname.startswith(VALUE_PACKAGES)
 
 
@@ -108,6 +111,17 @@ def truth(obj) -> Optional[bool]:
     return None
 
 
+OVERRIDABLE_NOTES = ("the argparse default", "argparse default", "default of environment variable")
+
+
+def overridable(results: Results) -> bool:
+    """Whether an answer rests on a default a run may override (a command-line flag's, an
+    environment variable's): a choice made on it (``DistributedSampler(ds) if local_rank !=
+    -1 else None``) goes both ways, though the default alone is what a run without the flag
+    gets (``num_workers=args.workers`` is zero by default)."""
+    return any(step.note.startswith(OVERRIDABLE_NOTES) for found in results for step in found.trail)
+
+
 def truthiness(results: Results) -> str:
     """"true", "false" or "unknown" for an answer (every object must agree)."""
     values = {truth(found.obj) for found in results}
@@ -123,7 +137,8 @@ def operator(resolver: "Resolver", value: Op, ctx: Ctx) -> Results:
     op = value.op
     if op == "if":
         test, body, orelse = value.args
-        decided = truthiness(resolver.eval(test, ctx))
+        tested = resolver.eval(test, ctx)
+        decided = truthiness(tested) if not overridable(tested) else "unknown"
         if decided == "true":
             return resolver.eval(body, ctx)
         if decided == "false":
@@ -194,7 +209,12 @@ def _fold(resolver: "Resolver", operands, ctx: Ctx, fn, op: str = "") -> Results
     return join(parts)
 
 
+NEW_TENSOR = Inst(Ext("torch.Tensor"))  # what arithmetic or a comparison on loader data makes: a new tensor
+
+
 def _apply(fn, op: str, objs):
+    if op and op not in ("is", "is-not") and any(type(o) is Batch for o in objs):
+        return NEW_TENSOR  # ``y >= 0``, ``x * 2``: neither the worker's shared memory nor pinned
     if all(isinstance(o, Lit) for o in objs):
         try:
             return Lit(fn(*[o.value for o in objs]))

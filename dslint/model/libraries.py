@@ -421,8 +421,9 @@ class Libraries:
         if spec is not None:
             from .loaders import loader_argument, loader_value
 
-            if name in PLAIN_ATTRIBUTES:  # ``loader.num_workers``: the argument, else its default
-                return loader_value(resolver, inst, name)
+            plain = spec.renames.get(name, name)  # ``args.dataloader_num_workers`` of ``TrainingArguments``
+            if plain in PLAIN_ATTRIBUTES:  # ``loader.num_workers``: the argument, else its default
+                return loader_value(resolver, inst, plain)
             return loader_argument(resolver, inst, name) or UNKNOWN_RESULT
         if name == "dataset" and inst.cls.qualname in SUBSETS and inst.site is not None:
             # ``part.dataset`` of ``Subset(full, idx)`` / a ``random_split(full, ...)`` part: ``full``
@@ -513,8 +514,8 @@ class Libraries:
             for found in given or UNKNOWN_RESULT:
                 kinds = resolver.element_at(found, index) if isinstance(found.obj, Container) else (
                     (found,) if index == 0 else UNKNOWN_RESULT)
-                parts.append(tuple(Found(Inst(k.obj), k.trail) if isinstance(k.obj, Cls) else Found(Top("parsed"))
-                                   for k in kinds))
+                parts.append(tuple(Found(Inst(k.obj), k.trail) if isinstance(k.obj, (Cls, Ext)) else Found(Top("parsed"))
+                                   for k in kinds))  # an outside dataclass (``TrainingArguments``): its defaults
         return join(parts) if parts else UNKNOWN_RESULT
 
     def prepared(self, resolver: "Resolver", inst: Inst, index: int) -> Results:

@@ -333,8 +333,8 @@ class Resolver:
                 if tested_block != block:
                     continue
                 values = self.param(function, name, ctx)
-                if not values or any(isinstance(f.obj, Top) for f in values):
-                    continue
+                if not values or any(isinstance(f.obj, Top) for f in values) or externals.overridable(values):
+                    continue  # unknown, or a flag's default a run may override: either way
                 nones = [type(f.obj) is Lit and f.obj.value is None for f in values]
                 if held == "none" and not any(nones) or held == "not none" and all(nones):
                     return False
@@ -816,22 +816,40 @@ class Resolver:
                     if store.kind == "assign" and store.attr != "[]" and not self._on_own_self(info.key, store):
                         self._stores_outside.setdefault(store.attr, []).append((info.key, store))
             self._stores_outside = {attr: tuple(stores) for attr, stores in self._stores_outside.items()}
-        always, sometimes, fills = [], [], False
+        always, defaults, sometimes, fills = [], [], [], False
         for module, store in self._stores_outside.get(name, ()) + self._home_stores(obj, name):
             ctx = Ctx(module, store.scope)
             if not any(_same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
                 continue
             step = Step(module, store.span, f"set as `.{name}`")
             value = extend(self.eval(store.value, ctx), step)
-            if store.block == -1 and store.loop == -1 and self._local_root(module, store):
+            unconditional = store.block == -1 and store.loop == -1
+            if unconditional and not store.scope and self._local_root(module, store):
+                defaults = [value]  # a module's own config object filled where it is built: its default
+            elif unconditional and (self._local_root(module, store) or self._global_root(module, store)):
                 always = [value]  # set unconditionally by the code holding the object: the last one wins
             else:
                 known = tuple(f for f in value if not isinstance(f.obj, Top))
                 if known:  # a value set only sometimes adds what is known of it; the default still holds
                     sometimes.append(known)
                     fills = fills or store.fills  # a body of ``if x.attr == 0:`` replaces the unset default
+        always = always or defaults  # what a function sets on the object replaces the module's default
         self._overrides[key] = (always, sometimes, fills)
         return always, sometimes, fills
+
+    def _global_root(self, module: str, store) -> bool:
+        """The store's target starts from a module-level object its function does not bind
+        (``cfg.TRAIN.NUM_WORKERS = args.workers`` in ``main()`` on the ``cfg`` a config module
+        made): the same object wherever it is read."""
+        from ..analysis.values import root_name
+
+        name = root_name(store.target)
+        function = self.project.function(module, store.scope) if store.scope else None
+        if name is None or function is None or name in function.bindings:
+            return False
+        summary = self.project.summary(module)
+        bindings = summary.bindings.get(name, ()) if summary is not None else ()
+        return bool(bindings) and all(b.kind in ("assign", "import") for b in bindings)
 
     def _home_stores(self, obj, name: str) -> tuple:
         """Stores of ``name`` in the module that built ``obj`` when the pre-filter did not read
