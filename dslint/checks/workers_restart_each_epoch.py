@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Iterator, Set
 
+from ..analysis.values import Call, Name, last_name
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.objects import Step
+from ..model.objects import Cls, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -31,7 +32,7 @@ def check(model: Model) -> Iterator[Finding]:
         if spec is None or spec.persistent_auto or model.argument(loader, "persistent_workers") is not None:
             continue
         workers = model.workers(loader)
-        if not workers.positive or workers.threads:
+        if not workers.positive or workers.threads or _keeps_its_iterator(model, base):
             continue
         epoch = model.epoch_loop(iteration, same_loader=True)
         if epoch is None or epoch.loop is None:
@@ -47,3 +48,22 @@ def check(model: Model) -> Iterator[Finding]:
             f"`persistent_workers=True`",
             (loop_step, Step(iteration.module, iteration.span, "iterated here")) + trail,
         )
+
+
+def _keeps_its_iterator(model: Model, loader) -> bool:
+    """A project ``DataLoader`` subclass that keeps one iterator of the library loader on the
+    object (timm's ``MultiEpochsDataLoader``: ``self.iterator = super().__iter__()`` over a
+    repeating sampler, in ``__init__`` or on the first ``__iter__``): its workers live across
+    epochs."""
+    cls = getattr(loader, "cls", None)
+    if not isinstance(cls, Cls):
+        return False
+    summary = model.project.summary(cls.module)
+    for stores in model.resolver.self_stores(cls).values():
+        for function, store in stores:
+            if type(store.value) is not Call:
+                continue
+            func = summary.calls[store.value.index].func
+            if last_name(func) == "__iter__" or (function.name == "__iter__" and type(func) is Name and func.id == "iter"):
+                return True
+    return False
