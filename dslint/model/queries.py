@@ -1067,11 +1067,24 @@ class Model:
                 ctx = Ctx(given.obj.module, given.obj.qualname)
                 made = [f.obj for value in (function.returns if function is not None else ())
                         for f in self.resolver.eval(value, ctx)]
-                if made and all(isinstance(obj, Inst) and isinstance(obj.cls, Cls)
-                                and self.resolver.method(obj.cls, method) is not None for obj in made):
+                if made and all(self._has_own(obj, method) for obj in made):
                     found = True
+                elif function is not None and self._builds_own(given.obj, method):
+                    found = True  # ``(NestedTensor(...), targets)``: which part is moved is not told apart
             self._own_moves[key] = found
         return found
+
+    def _has_own(self, obj, method: str) -> bool:
+        return isinstance(obj, Inst) and isinstance(obj.cls, Cls) and self.resolver.method(obj.cls, method) is not None
+
+    def _builds_own(self, func: Func, method: str) -> bool:
+        """A ``collate_fn`` that puts an instance of a project class with its own ``method`` into
+        the batch it returns (DETR's ``batch[0] = nested_tensor_from_tensor_list(batch[0])``)."""
+        summary = self.project.summary(func.module)
+        ctx = Ctx(func.module, func.qualname)
+        return any(self._has_own(found.obj, method)
+                   for index in sites_in_scope(self.project, func.module, func.qualname)
+                   for found in self.resolver.eval(Call(index), ctx)) if summary is not None else False
 
     def _cuda_type(self, site: CallSite, ctx: Ctx) -> bool:
         """``x.type(torch.cuda.FloatTensor)`` copies to the GPU."""
