@@ -1952,6 +1952,8 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
 
         return _batch_view(model, value.base, ctx, function, loader, depth + 1) \
             if isinstance(value.key, Const) else None  # a mask or index tensor copies
+    if type(value) is Part:  # ``x, y = batch``: a part of the batch
+        return _batch_view(model, value.base, ctx, function, loader, depth + 1)
     if type(value) in (Seq, DictDisplay):  # ``pair = (x, y)``: the display keeps its items
         views = [v for v in (_batch_view(model, part, ctx, function, loader, depth + 1) for part in _held_parts(value))
                  if v is not None]
