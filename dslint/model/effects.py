@@ -282,8 +282,11 @@ def depends_on_worker(model: "Model", value, func: Func, depth: int = 0, caller:
     while stack:
         item = stack.pop()
         if isinstance(item, Name):
-            if caller is None and worker_id and function.params and item.id == function.params[0].name:
+            method = function.scope_kind == "class" and len(function.params) > 1  # ``__call__(self, worker_id)``
+            if caller is None and worker_id and function.params and item.id == function.params[int(method)].name:
                 return True
+            if method and worker_id and item.id == function.params[0].name:
+                continue  # the callable object itself: pickled once, the same in every worker
             bindings = function.bindings.get(item.id)
             if bindings is None:
                 continue  # a global or a builtin: the same in every worker
