@@ -57,6 +57,7 @@ def check(model: Model) -> Iterator[Finding]:
         yield from _generators(model, obj, shared, uses.function, reported, methods)
         yield from _rebuilt_alike(model, obj, alike, reported)
     yield from _constant_worker_seeds(model, reported)
+    yield from _module_generators(model, reported)
 
 
 def _built_alike(model: Model, func: Func, obj: Inst) -> List[Tuple[AttrStore, str]]:
@@ -155,6 +156,43 @@ def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=fr
                     f"`{short}(...)` stored as `self.{attr}` in `{klass.name}.{method.name}` is copied into every "
                     f"DataLoader worker, so all workers draw the same numbers: reseed it per worker in a "
                     f"`worker_init_fn` from `torch.utils.data.get_worker_info().seed`",
+                    tuple(function.trail),
+                )
+
+
+def _module_generators(model: Model, reported) -> Iterator[Finding]:
+    """Generator objects made at module level that worker code draws from (``RNG =
+    np.random.default_rng(2024)`` in a helper module): every forked worker gets a copy in the
+    same state (a spawned one rebuilds it from the same seed). Not reported where the
+    ``worker_init_fn`` touches the name or any function rebinds it (``global RNG``)."""
+    rebound = {name for info in model.project.eager_modules() for function in info.summary.functions.values()
+               for name in function.declared_global}
+    for loader, workers, function in model.worker_runs():
+        if loader is None or (workers is not None and workers.threads):
+            continue
+        summary = model.function_summary(function.func)
+        module = model.project.summary(function.func.module)
+        if summary is None or module is None:
+            continue
+        init = effects.worker_init(model, loader, function.self_obj)
+        touched = set().union(*(f.loads | f.attr_loads for f in map(model.function_summary, init.functions) if f))
+        for name in sorted(summary.loads - set(summary.bindings) - rebound - touched):
+            bindings = module.bindings.get(name, ())
+            if not bindings or any(b.kind != "assign" for b in bindings):
+                continue
+            for binding in bindings:
+                constructor = effects.rng_of(model.resolver.eval(binding.value, Ctx(function.func.module)))
+                key = (function.func.module, binding.span)
+                if constructor is None or key in reported:
+                    continue
+                reported.add(key)
+                short = constructor.replace("numpy.", "np.")
+                yield finding(
+                    model, CODE, function.func.module, binding.span,
+                    f"`{short}(...)` made at module level as `{name}` and drawn from by worker code "
+                    f"(`{summary.name}`) is copied into every DataLoader worker in the same state, so all workers "
+                    f"draw the same numbers: make it in each worker (lazily, from "
+                    f"`torch.utils.data.get_worker_info().seed`)",
                     tuple(function.trail),
                 )
 
