@@ -26,19 +26,22 @@ HINT = ("keep a copy (`.clone()`, `.tolist()`, `.item()`) instead, or call "
 
 
 def check(model: Model) -> Iterator[Finding]:
-    reported: Set[Tuple[str, int]] = set()
+    reported: Set[Tuple[str, object]] = set()
     for kept in model.kept_batches():
-        key = (kept.module, kept.index)
+        key = (kept.module, kept.span)
         if key in reported:
             continue
         reported.add(key)
-        value = source(model, kept.module, kept.site.arg_spans[-1])
+        value = source(model, kept.module, kept.value_span)
+        head, hash_mark, _ = value.partition("#")
+        if hash_mark and not any(quote in head for quote in "'\""):
+            value = head.rstrip()  # a whole statement (``ys += [y]``) read to the end of its line
         iteration = kept.iteration
         steps = (Step(iteration.module, iteration.span, "the loop over the loader"),
                  model.construction(iteration.loader, "the loader is built here"))
         workers = model.workers(iteration.loader)
         yield finding(
-            model, CODE, kept.module, kept.site.span,
+            model, CODE, kept.module, kept.span,
             f"`{value}` keeps a tensor of the batches of a loader with {workers.describe()} workers in "
             f"`{kept.holder}` across iterations (a tensor: {kept.evidence}); under the default `file_descriptor` "
             f"sharing each kept tensor holds an open file descriptor, until {ERROR} after enough batches; {HINT}",

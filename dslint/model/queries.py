@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
-from ..analysis.summary import CallSite, FunctionSummary, Loop
-from ..analysis.values import Attr, Call, Const, DictDisplay, Imported, Item, Name, Part, Seq, Starred, dotted, last_name
+from ..analysis.summary import CallSite, FunctionSummary, Loop, Span
+from ..analysis.values import Attr, Call, Const, DictDisplay, Imported, Item, Name, Op, Part, Seq, Starred, dotted, last_name
 from . import externals, mmconfig
 from .effects import main_process_only
 from . import loaders as loader_facts
@@ -1800,8 +1800,8 @@ class Kept(NamedTuple):
 
     iteration: Iteration
     module: str
-    index: int  # the call that keeps it (``append``/``extend``/``insert``)
-    site: CallSite
+    span: Span  # what keeps it: the ``append``/``extend``/``insert`` call, ``ys += [y]``, ``d[i] = x``
+    value_span: Span  # the kept value as written
     holder: str  # the container, as written
     evidence: str  # why the kept value is a tensor
     trail: Trail
@@ -1851,8 +1851,48 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
         trail, evidence = kept
         text = " ".join(model.project.text_of(iteration.module, site.span).split())
         holder = text.rsplit(f".{call.name}(", 1)[0] if f".{call.name}(" in text else "a list"
-        out.append(Kept(iteration, iteration.module, index, site, holder, evidence, trail))
+        out.append(Kept(iteration, iteration.module, site.span, site.arg_spans[-1], holder, evidence, trail))
+    out.extend(_kept_by_statements(model, iteration, loop, function, ctx))
     return out
+
+
+def _kept_by_statements(model: Model, iteration: Iteration, loop: Loop, function, ctx: Ctx) -> List[Kept]:
+    """Batch tensors kept without a method call: ``ys += [y]`` on a list made before the loop,
+    and ``by_batch[i] = x`` into a container that outlives the pass (a key that changes from
+    pass to pass: a constant key keeps one tensor at a time)."""
+    out = []
+    spans = lambda span: loop.span.row <= span.row <= loop.end_row  # noqa: E731
+    for name, bindings in (function.bindings.items() if function is not None else ()):
+        for binding in bindings:
+            value = binding.value
+            if binding.kind != "aug" or not spans(binding.span) or type(value) is not Op or value.op != "+" \
+                    or len(value.args) != 2 or type(value.args[1]) is not Seq:
+                continue
+            if not _outlives_pass(Name(name), function, loop):
+                continue
+            kept = _kept_tensor(model, value.args[1], ctx, function, loop, iteration, Name(name))
+            if kept is not None:
+                statement = Span(binding.span.row, binding.span.col, binding.span.row, 1 << 20)  # ``ys += [y]``
+                out.append(Kept(iteration, iteration.module, binding.span, statement, name, kept[1], kept[0]))
+    summary = model.project.summary(iteration.module)
+    for store in summary.stores:
+        if store.scope != loop.scope or store.attr != "[]" or store.kind != "assign" or not spans(store.span) \
+                or type(store.key) is Const or not _outlives_pass(store.target, function, loop):
+            continue
+        kept = _kept_tensor(model, store.value, ctx, function, loop, iteration, store.target)
+        if kept is not None:
+            out.append(Kept(iteration, iteration.module, store.span, store.span,
+                            _written(model, iteration.module, store.target) or "a container", kept[1], kept[0]))
+    return out
+
+
+def _written(model: Model, module: str, value) -> str:
+    """A holder as written, for the message (a name or ``self.attr``)."""
+    if type(value) is Name:
+        return value.id
+    if type(value) is Attr and type(value.base) is Name:
+        return f"{value.base.id}.{value.name}"
+    return ""
 
 
 def _kept_tensor(model: Model, value, ctx: Ctx, function, loop: Loop, iteration: Iteration,
@@ -1925,7 +1965,7 @@ def _outlives_pass(holder, function, loop: Loop) -> bool:
     if not isinstance(holder, Name):
         return False
     bindings = function.bindings.get(holder.id, ()) if function is not None else ()
-    return not any(loop.span.row <= b.span.row <= loop.end_row for b in bindings)
+    return not any(loop.span.row <= b.span.row <= loop.end_row and b.kind != "aug" for b in bindings)
 
 
 def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
