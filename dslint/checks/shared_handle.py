@@ -142,7 +142,8 @@ def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, funct
         f"worker (one file offset / decoder state): keep the path and open it lazily in the worker, on first "
         f"use in `__getitem__`",
         tuple(function.trail),
-        attr=attr, constructor=constructor, owner="class", fixable=direct,
+        attr=attr, constructor=constructor, owner="class",
+        fixable=direct and method.name == "__init__",  # the fixer rewrites ``__init__``'s own statements only
     )
 
 
