@@ -50,23 +50,17 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         by_module[module] = (span, what, calls + list(function.trail))
     for module, (span, what, steps) in by_module.items():
-        row = _cv2_import_row(model.project.summary(module))
-        imported = f"cv2 imported at line {row}" if row else "OpenCV called through another module"
+        cv2_import = _cv2_import_span(model.project.summary(module))
+        imported = f"cv2 imported at line {cv2_import[0]}" if cv2_import else "OpenCV called through another module"
         yield finding(
             model, CODE, module, span,
             f"{what} runs OpenCV in DataLoader workers ({imported}) with "
             f"OpenCV's own thread pool in every worker, and nothing the workers import calls "
             f"`cv2.setNumThreads(0)`: add it after the import",
             tuple(steps),
-            cv2_import=_cv2_import_span(model.project.summary(module)),
-            fixable=_cv2_import_span(model.project.summary(module)) is not None,  # the fix goes after that import
+            cv2_import=cv2_import,
+            fixable=cv2_import is not None,  # the fix goes after that import
         )
-
-
-def _cv2_import_row(summary) -> int:
-    """The row of the module's first cv2 import (0: it imports none)."""
-    span = _cv2_import_span(summary)
-    return span[0] if span is not None else 0
 
 
 def _location(model: Model, loader, uses):
@@ -80,7 +74,7 @@ def _location(model: Model, loader, uses):
             continue
         module = obj.cls.module
         summary = model.project.summary(module)
-        if not _imports_cv2(summary):
+        if _cv2_import_span(summary) is None:
             break
         datasets = sorted((k for q, k in summary.classes.items() if model.is_dataset_class(Cls(module, q))),
                           key=lambda k: k.header_row)
@@ -99,13 +93,6 @@ def _cv2_import_span(summary):
     spans = [b.span for bindings in summary.bindings.values() for b in bindings
              if b.kind == "import" and isinstance(b.value, Imported) and b.value.path.split(".")[0] == "cv2"]
     return tuple(min(spans)) if spans else None
-
-
-def _imports_cv2(summary) -> bool:
-    from ..analysis.values import Imported
-
-    return any(b.kind == "import" and isinstance(b.value, Imported) and b.value.path.split(".")[0] == "cv2"
-               for bindings in summary.bindings.values() for b in bindings)
 
 
 def _throttled(model: Model, loader, uses) -> bool:

@@ -457,12 +457,18 @@ class Resolver:
         if param.kind == "vararg":
             return one(Varargs(Func(ctx.module, function.qualname), ctx))
         site = self.project.call(ctx.call)
-        skip = 1 if (self._method_owner(ctx.module, function) is not None and not self._is_static(function)
-                     and (ctx.self_obj is not None or self._is_classmethod(function))) else 0
+        skip = self._receiver_skip(function, ctx)
         value = self.argument(site, ctx.call, ctx.caller, param, position - skip, function, skip, ctx.shift)
         if value is not None:
             return value
         return self.default(function, param, ctx.module)
+
+    def _receiver_skip(self, function: FunctionSummary, ctx: Ctx) -> int:
+        """1 when the call binding ``function`` in ``ctx`` passes its first parameter as the
+        receiver (``obj.method(...)``, a classmethod), so the call's positionals start at the
+        second; else 0."""
+        return 1 if (self._method_owner(ctx.module, function) is not None and not self._is_static(function)
+                     and (ctx.self_obj is not None or self._is_classmethod(function))) else 0
 
     def default(self, function: FunctionSummary, param: Param, module: str) -> Results:
         if param.kind == "kwarg" or param.kind == "vararg":
@@ -813,7 +819,7 @@ class Resolver:
             self._stores_outside = {}
             for info in self.project.eager_modules():
                 for store in info.summary.stores:
-                    if store.kind == "assign" and store.attr != "[]" and not self._on_own_self(info.key, store):
+                    if self._sets_from_outside(info.key, store):
                         self._stores_outside.setdefault(store.attr, []).append((info.key, store))
             self._stores_outside = {attr: tuple(stores) for attr, stores in self._stores_outside.items()}
         always, defaults, sometimes, fills = [], [], [], False
@@ -860,7 +866,11 @@ class Resolver:
         if summary is None:
             return ()
         return tuple((info.key, store) for store in summary.stores
-                     if store.attr == name and store.kind == "assign" and not self._on_own_self(info.key, store))
+                     if store.attr == name and self._sets_from_outside(info.key, store))
+
+    def _sets_from_outside(self, module: str, store) -> bool:
+        """``obj.attr = value`` made by code holding ``obj`` (not a method on its own ``self``)."""
+        return store.kind == "assign" and store.attr != "[]" and not self._on_own_self(module, store)
 
     def _on_own_self(self, module: str, store) -> bool:
         function = self.project.function(module, store.scope) if store.scope else None
@@ -1396,8 +1406,7 @@ class Resolver:
         if ctx.call is None or function is None:
             return None
         site = self.project.call(ctx.call)
-        skip = 1 if (self._method_owner(ctx.module, function) is not None and not self._is_static(function)
-                     and (ctx.self_obj is not None or self._is_classmethod(function))) else 0
+        skip = self._receiver_skip(function, ctx)
         before = 0
         for param in function.params:
             if param.kind == "vararg":
