@@ -1,14 +1,14 @@
 """DSL104 shared-handle: one file offset / decoder state shared by every worker.
 
-A handle opened in the parent (module scope, a Dataset's ``__init__``, or a helper or
-staticmethod ``__init__`` calls) is inherited by every forked worker: reads interleave on
+A handle opened in the parent (module scope, a Dataset's ``__init__`` or ``__len__``, or a
+helper or staticmethod they call) is inherited by every forked worker: reads interleave on
 one offset (silently wrong samples) and a video decoder that already ran in the parent
 hangs in its dead thread pool; spawn cannot pickle it at all. Open it per worker instead.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Set, Tuple
+from typing import Iterator, Optional, Set, Tuple
 
 from ..analysis.values import DictDisplay, Name, Seq
 from ..diagnostics import Finding
@@ -106,7 +106,7 @@ def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, funct
     opened = None
     for method, store in sorted(stores, key=lambda p: (p[1].span.row, p[1].span.col)):
         if method.name in WORKER_METHODS \
-                or method.name not in ("__init__",) and not _called_from_init(model, dataset, cls, method):
+                or _parent_opener(model, dataset, cls, method) is None:
             if not store.none_guarded:
                 return  # (re)opened lazily in the worker
             continue
@@ -132,31 +132,47 @@ def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, funct
     values = model.resolver.eval(store.value, ctx)
     direct = any(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname == constructor
                  for f in values)
-    what = f"`{short}(...)` opened in `{klass.name}.{method.name}` as `self.{attr}`" if direct else \
-        f"`self.{attr}`, holding `{short}(...)` handles opened in `{klass.name}.{method.name}`," \
+    where = _parent_opener(model, dataset, cls, method)
+    opener = f"`{klass.name}.{method.name}`"
+    if where == "__len__":
+        opener += (" (run by `__len__`" if method.name != "__len__" else " (which runs") + \
+            " in the main process: the sampler asks for the dataset's length before workers start)"
+    what = f"`{short}(...)` opened in {opener} as `self.{attr}`" if direct else \
+        f"`self.{attr}`, holding `{short}(...)` handles opened in {opener}," \
         if any(isinstance(f.obj, Container) for f in values) else \
-        f"`self.{attr}`, part of a `{short}(...)` opened in `{klass.name}.{method.name}`,"
+        f"`self.{attr}`, part of a `{short}(...)` opened in {opener},"
+    remedy = "keep the path and open it lazily in the worker, on first use in `__getitem__`" if where == "__init__" else \
+        "read the length once in `__init__` (in a `with` block) and open the handle only in `__getitem__`"
     yield finding(
         model, CODE, cls.module, store.span,
-        f"{what} is shared by every DataLoader "
-        f"worker (one file offset / decoder state): keep the path and open it lazily in the worker, on first "
-        f"use in `__getitem__`",
+        f"{what} is shared by every DataLoader worker (one file offset / decoder state): {remedy}",
         tuple(function.trail),
         attr=attr, constructor=constructor, owner="class",
         fixable=direct and method.name == "__init__",  # the fixer rewrites ``__init__``'s own statements only
     )
 
 
-def _called_from_init(model: Model, dataset: Inst, cls: Cls, method) -> bool:
-    """A helper (or staticmethod) that ``__init__`` calls runs before the workers start: the
-    ``__init__`` of the dataset's class, or of the class defining the helper (a mixin's
-    ``open_lmdb`` called from the dataset's ``__init__`` is found through the MRO)."""
+# Methods the main process runs on the dataset before (and between) the workers' starts:
+# ``__init__``, and ``__len__``, which the sampler calls (``RandomSampler`` at construction,
+# every sampler when an epoch's indexes are drawn, so a later epoch's workers inherit what it
+# opened; ``len(loader)`` too). A handle opened lazily there is the parent's.
+PARENT_METHODS = ("__init__", "__len__")
+
+
+def _parent_opener(model: Model, dataset: Inst, cls: Cls, method) -> Optional[str]:
+    """Which of ``PARENT_METHODS`` runs ``method`` in the main process: the method itself, or
+    one calling it directly (a helper or staticmethod), of the dataset's class or of the class
+    defining the helper (a mixin's ``open_lmdb`` called from the dataset's ``__init__`` is
+    found through the MRO); None for a method only workers run."""
+    if method.name in PARENT_METHODS:
+        return method.name
     target = Func(cls.module, method.qualname)
-    for owner in (dataset.cls, cls):
-        init = model.resolver.method(owner, "__init__")
-        if init is not None and any(callee == target for callee, _, _ in model.callees(init, dataset)):
-            return True
-    return False
+    for name in PARENT_METHODS:
+        for owner in (dataset.cls, cls):
+            caller = model.resolver.method(owner, name)
+            if caller is not None and any(callee == target for callee, _, _ in model.callees(caller, dataset)):
+                return name
+    return None
 
 
 def _from_with(model: Model, cls: Cls, method, store) -> bool:
