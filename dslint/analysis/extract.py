@@ -71,7 +71,8 @@ def is_main_guard(test: ast.AST) -> bool:
 class Scope:
     """What the traversal accumulates for one module, function, lambda or class body."""
 
-    __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "self_item_stores", "returns",
+    __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "self_item_stores", "self_reported", "self_used",
+                 "returns",
                  "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills",
                  "positive", "capped", "param_tests")
 
@@ -83,6 +84,8 @@ class Scope:
         self.attr_loads: Set[str] = set()
         self.self_reads: Set[str] = set()
         self.self_item_stores: Set[str] = set()  # of ``self_reads``: loaded only as ``self.<attr>[key] = value``
+        self.self_reported: Set[str] = set()  # of ``self_reads``: loaded in a log call or a test that only logs
+        self.self_used: Set[str] = set()  # ... and loaded anywhere else
         self.returns: List[Value] = []
         self.generator = False
         self.globals: Set[str] = set()
@@ -122,6 +125,7 @@ class Extractor:
         self.imports: List[Value] = []
         self.block = -1  # innermost conditional block of the current scope
         self.effective = 0  # where bindings made by the current statement take effect
+        self.reporting = False  # inside a log call's arguments or the test of a block that only logs
         self.stmt_dispatch = {
             ast.FunctionDef: self._def, ast.AsyncFunctionDef: self._def, ast.ClassDef: self._class,
             ast.Return: self._return, ast.Assign: self._assign, ast.AugAssign: self._augassign,
@@ -397,6 +401,7 @@ class Extractor:
         summary.attr_loads = frozenset(scope.attr_loads)
         summary.self_reads = frozenset(scope.self_reads)
         summary.self_item_stores = frozenset(scope.self_item_stores)
+        summary.self_logged = frozenset(scope.self_reported - scope.self_used)
         self.summary.functions.setdefault(summary.qualname, summary)
 
     def _class(self, node: ast.ClassDef) -> None:
@@ -497,7 +502,12 @@ class Extractor:
             self.guarded, self.block = False, saved_block
             self.branch(node.orelse)
             return
-        self.expr(node.test)
+        if not node.orelse and not self.reporting and all(_reports(stmt) for stmt in node.body):
+            self.reporting = True  # ``if self.seen % 1000 == 0: log.debug(...)``
+            self.expr(node.test)
+            self.reporting = False
+        else:
+            self.expr(node.test)
         main = self._main_process_test(node.test)
         if main is not None:
             taken = node.body if main else node.orelse
@@ -727,6 +737,7 @@ class Extractor:
             scope.attr_loads.add(attr)
             if scope.self_name is not None and type(base) is Name and base[0] == scope.self_name:
                 scope.self_reads.add(attr)
+                (scope.self_reported if self.reporting else scope.self_used).add(attr)
                 if scope.self_item_stores:
                     scope.self_item_stores.discard(attr)
             return _new(Attr, (base, attr))
@@ -750,6 +761,9 @@ class Extractor:
     def _call(self, node: ast.Call) -> Value:
         expr, span = self.expr, self.span
         func = expr(node.func)
+        reporting = self.reporting
+        if not reporting and _is_report(node.func):
+            self.reporting = True
         arg_nodes, keyword_nodes = node.args, node.keywords
         if arg_nodes:
             args = tuple([expr(a) for a in arg_nodes])
@@ -761,6 +775,7 @@ class Extractor:
             keyword_spans = self.spans(keyword_nodes)
         else:
             keywords = keyword_spans = ()
+        self.reporting = reporting
         scope = self.scope
         calls = self.summary.calls
         calls.append(_new(CallSite, (
@@ -940,3 +955,25 @@ def _name_attr(node: ast.AST) -> Optional[Tuple[str, str]]:
 
 def extract(path: str, text: str, tree: ast.Module) -> ModuleSummary:
     return Extractor(path, text).run(tree)
+
+
+# Calls that only report: ``print(...)``, ``warnings.warn(...)``, ``logger.info(...)`` on a
+# name or attribute that says it is a logger (``log``, ``self.logger``, ``LOGGER``...).
+LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def _is_report(func: ast.AST) -> bool:
+    if type(func) is _NAME:
+        return func.id == "print"
+    if type(func) is not _ATTRIBUTE or func.attr not in LOG_METHODS:
+        return False
+    base = func.value
+    name = base.id if type(base) is _NAME else base.attr if type(base) is _ATTRIBUTE else ""
+    return "log" in name.lower() or name == "warnings"
+
+
+def _reports(stmt: ast.stmt) -> bool:
+    """A statement that only reports (a log call, or ``pass``)."""
+    if type(stmt) is ast.Pass:
+        return True
+    return type(stmt) is ast.Expr and type(stmt.value) is ast.Call and _is_report(stmt.value.func)

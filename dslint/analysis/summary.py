@@ -123,6 +123,7 @@ class FunctionSummary:
     attr_loads: FrozenSet[str] = frozenset()  # attribute names loaded (``x.attr``)
     self_reads: FrozenSet[str] = frozenset()  # ``<first param>.<attr>`` loaded
     self_item_stores: FrozenSet[str] = frozenset()  # of those, loaded only to store an item (``self.cache[k] = v``)
+    self_logged: FrozenSet[str] = frozenset()  # of those, loaded only to be logged (a log call, a test that only logs)
     guarded: bool = False  # defined under the main guard
     end_row: int = 0
     blocks: Tuple[Tuple[int, int, int], ...] = ()  # conditional blocks: (parent, first row, last row)

@@ -48,7 +48,8 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
         for mutation in effects.self_mutations(model, func):
             found.setdefault(mutation.attr, []).append(mutation)
             where.setdefault(mutation.attr, func)
-    worker_reads = set().union(*(model.function_summary(f).self_reads for f in worker_funcs))
+    worker_reads = set().union(*(model.function_summary(f).self_reads - model.function_summary(f).self_logged
+                                 for f in worker_funcs))  # a count only logged drives nothing
     for attr, mutations in sorted(found.items()):
         kinds = {m.kind for m in mutations}
         if "reset" in kinds:
