@@ -66,7 +66,7 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         if _abstract(model, iterator) or not _reads_stored_data(model, iterator):
             continue  # nothing to duplicate: a base class, or a stream made up on the fly
-        entries = model._closure(model.dataset_entries(dataset, ()))
+        entries = model.worker_closure(model.dataset_entries(dataset, ()))
         if effects.splits_by_worker(model, [e.func for e in entries]) or \
                 any(e.self_obj == dataset and _delegates(model, e.func, dataset) for e in entries):
             continue
@@ -177,7 +177,7 @@ def _may_shard(model: Model, obj, depth: int) -> bool:
         return True
     if _given_splitter(model, obj) or _described_splitting(model, obj):
         return True
-    entries = model._closure([WorkerFunction(iterator, obj, "dataset", ())])
+    entries = model.worker_closure([WorkerFunction(iterator, obj, "dataset", ())])
     return effects.splits_by_worker(model, [e.func for e in entries]) or \
         any(e.self_obj == obj and _delegates(model, e.func, obj, depth + 1) for e in entries)
 
@@ -247,7 +247,7 @@ def _random_stream(model: Model, func: Func, dataset: Inst, loader) -> str:
     function = model.function_summary(func)
     if function is None or not function.is_generator or not function.returns:
         return ""
-    funcs = frozenset(e.func for e in model._closure([WorkerFunction(func, dataset, "dataset", ())]))
+    funcs = frozenset(e.func for e in model.worker_closure([WorkerFunction(func, dataset, "dataset", ())]))
     init = effects.worker_init(model, loader, dataset)
     reseeded = frozenset(attr for f in [*init.functions, *init.methods.values()]
                          for attr in effects.reseeded_attributes(model, f))

@@ -1138,7 +1138,7 @@ class Model:
         for name in spec.kept_by_dataset if spec is not None else ():  # detectron2's mapper runs per sample
             for found in self.argument(base, name) or ():
                 entries.extend(self.callable_entries(found.obj, name, trail + found.trail))
-        result = self._closure(entries)
+        result = self.worker_closure(entries)
         self._worker_code[key] = result
         return result
 
@@ -1232,7 +1232,7 @@ class Model:
             return out
         return []
 
-    def _closure(self, entries: List[WorkerFunction]) -> List[WorkerFunction]:
+    def worker_closure(self, entries: List[WorkerFunction]) -> List[WorkerFunction]:
         """Entries and everything they call (project code only), breadth first; not what they
         call only on a path the main process alone takes."""
         result: List[WorkerFunction] = []
@@ -1459,7 +1459,7 @@ class Model:
             for function in self.worker_code(loader):
                 found.append((loader, workers, function))
         for dataset in self.datasets_without_loader():
-            for function in self._closure(self.dataset_entries(dataset, ())):
+            for function in self.worker_closure(self.dataset_entries(dataset, ())):
                 found.append((None, None, function))
         self._worker_runs = found
         return found
