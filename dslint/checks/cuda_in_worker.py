@@ -3,7 +3,7 @@
 A forked worker cannot use CUDA once the parent has initialised it (``RuntimeError: Cannot
 re-initialize CUDA in forked subprocess``). Flags ``.cuda()``, ``.to(<a CUDA device>)``
 (the device followed through attributes, defaults and module constants),
-``torch.cuda.*`` and tensors created on a CUDA device, in a Dataset's ``__getitem__`` /
+``torch.cuda.*``, tensors created on a CUDA device and a tensor's ``pin_memory()``, in a Dataset's ``__getitem__`` /
 ``__iter__`` and everything they call, a transform's ``__call__``, a ``collate_fn`` or a
 ``worker_init_fn`` of a fork-started loader whose workers are not zero.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Iterator, Set, Tuple
 
+from ..analysis.values import last_name
 from ..diagnostics import Finding
 from ..model import effects
 from ..model.queries import Model
@@ -19,6 +20,7 @@ from .base import finding
 
 CODE = "DSL105"
 ERROR = "`RuntimeError: Cannot re-initialize CUDA in forked subprocess`"
+PIN_ERROR = "`CUDA error: initialization error` (the CUDA runtime the parent started does not survive a fork)"
 
 
 def check(model: Model) -> Iterator[Finding]:
@@ -31,10 +33,13 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         reported.add((work.module, work.index))
         name = model.function_summary(function.func).qualname.replace(".<locals>", "")
+        pinning = last_name(work.site.func) == "pin_memory"
+        error = PIN_ERROR if pinning else ERROR
+        remedy = "leave pinning to `DataLoader(pin_memory=True)`, which pins in the main process" if pinning else \
+            "return CPU tensors and move the batch to the GPU in the training loop"
         yield finding(
             model, CODE, work.module, work.site.span,
             f"CUDA work ({work.what}) in `{name}`, which runs in forked DataLoader workers "
-            f"({function.role}): forked workers fail with {ERROR}; return CPU tensors and move the batch "
-            f"to the GPU in the training loop",
+            f"({function.role}): forked workers fail with {error}; {remedy}",
             tuple(function.trail),
         )

@@ -89,6 +89,12 @@ def cuda_work(model: "Model", func: Func, self_obj=None, bound=None) -> Optional
         elif name == "to" and isinstance(site.func, Attr):
             if device_target(model.resolver, ref, ctx) == "cuda":
                 return Effect(ref.module, ref.index, site, _text(model, ref, site))
+        elif name == "pin_memory" and isinstance(site.func, Attr):
+            # page-locked memory comes from the CUDA runtime: a tensor's ``pin_memory()`` starts
+            # it (a project batch class's own ``pin_memory`` is followed like any project call)
+            receivers = model.resolver.eval(site.func.base, ctx)
+            if not any(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Cls) for f in receivers):
+                return Effect(ref.module, ref.index, site, _text(model, ref, site))
         elif isinstance(site.func, (Name, Attr)):
             for qualname in callee_names(model, site, ctx):
                 if qualname.startswith("torch.cuda.") and qualname.rpartition(".")[2] not in CUDA_QUERIES:
