@@ -8,12 +8,12 @@ hangs in its dead thread pool; spawn cannot pickle it at all. Open it per worker
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Set, Tuple
+from typing import Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.values import DictDisplay, Name, Seq
 from ..diagnostics import Finding
 from ..model import effects
-from ..model.objects import Cls, Container, Ctx, Ext, Func, Inst
+from ..model.objects import Cls, Container, Ctx, Ext, Func, Inst, Step
 from ..model.queries import WORKER_METHODS, Model
 from ..model.resolver import join
 from .base import finding
@@ -83,10 +83,12 @@ def _handle_name(obj, constructors):
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[Tuple[str, object]] = set()
     reads = {}
+    in_workers = {function.func for _, _, function in model.worker_runs()}
     for loader, workers, function in model.worker_runs():
         if workers is not None and workers.threads:
             continue
-        if function.self_obj is not None and isinstance(function.self_obj, Inst) and isinstance(function.self_obj.cls, Cls):
+        if function.self_obj is not None and isinstance(function.self_obj, Inst) and isinstance(function.self_obj.cls, Cls) \
+                and not _built_by_workers(model, function.self_obj, in_workers):
             summary = model.function_summary(function.func)
             reads.setdefault(function.self_obj, (loader, set(), function))[1].update(summary.self_reads)
         yield from _module_handles(model, function, reported)
@@ -96,19 +98,93 @@ def check(model: Model) -> Iterator[Finding]:
             if not isinstance(item, Cls):
                 continue
             stores = model.resolver.self_stores(item)
-            for attr in sorted(attrs & set(stores)):
-                if attr in reopened:
-                    continue
-                yield from _attr_handle(model, dataset, item, attr, stores[attr], function, reported)
+            found = [(attr, opened) for attr in sorted(attrs & set(stores)) if attr not in reopened
+                     for opened in [_opened(model, dataset, item, stores[attr])] if opened is not None]
+            for handle in _by_handle(model, dataset, item, stores, found):
+                yield from _report(model, dataset, item, handle, function, reported)
 
 
-def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, function, reported) -> Iterator[Finding]:
+class Opened(NamedTuple):
+    """A handle (or a part of one, or a collection of them) ``method`` stores as ``self.<attr>``."""
+
+    attr: str
+    method: object
+    store: object
+    constructor: str
+    kind: str  # handle | part | collection
+
+
+class Handle(NamedTuple):
+    """One handle the workers use, where it is opened, and the parts of it they read."""
+
+    opened: Opened
+    parts: Tuple[Opened, ...] = ()
+
+
+def _by_handle(model: Model, dataset: Inst, cls: Cls, stores, found) -> List[Handle]:
+    """One entry per handle: the parts of a handle the workers read (``self.images =
+    self.h5["images"]``) go with the store of the handle itself, made in the same method
+    (``self.h5 = h5py.File(path)``), read by the workers or not; a part with no such store
+    stands for its handle."""
+    whole = {}
+    parts = {}
+    for attr, (method, store, constructor) in found:
+        kind = _kind(model, dataset, cls, method, store, constructor)
+        entry = Opened(attr, method, store, constructor, kind)
+        if kind == "part":
+            parts.setdefault((method.qualname, constructor), []).append(entry)
+        else:
+            whole[attr] = entry
+    out = [Handle(entry) for entry in whole.values()]
+    for (qualname, constructor), pieces in parts.items():
+        anchor = next((i for i, h in enumerate(out) if h.opened.method.qualname == qualname
+                       and h.opened.constructor == constructor and h.opened.kind == "handle"), None)
+        if anchor is not None:
+            out[anchor] = out[anchor]._replace(parts=tuple(pieces))
+            continue
+        store = _handle_store(model, dataset, cls, stores, pieces[0].method, constructor)
+        out.append(Handle(store, tuple(pieces)) if store is not None else Handle(pieces[0], tuple(pieces[1:])))
+    return out
+
+
+def _kind(model: Model, dataset: Inst, cls: Cls, method, store, constructor: str) -> str:
+    values = model.resolver.eval(store.value, model.resolver.method_ctx(dataset, cls.module, method))
+    if any(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname == constructor for f in values):
+        return "handle"
+    return "collection" if any(isinstance(f.obj, Container) for f in values) else "part"
+
+
+def _handle_store(model: Model, dataset: Inst, cls: Cls, stores, method, constructor: str) -> Optional[Opened]:
+    """The store of a ``constructor`` handle itself that ``method`` makes (``self.h5 = h5py.File(path)``)."""
+    for attr, made in sorted(stores.items()):
+        for where, store in made:
+            if where.qualname == method.qualname and store.kind != "del" \
+                    and _kind(model, dataset, cls, where, store, constructor) == "handle":
+                return Opened(attr, where, store, constructor, "handle")
+    return None
+
+
+def _built_by_workers(model: Model, obj: Inst, in_workers: Set[Func]) -> bool:
+    """Whether ``obj`` is made only by worker code (a reader a dataset builds lazily in
+    ``__getitem__``): its ``__init__`` runs in the worker, so what it opens is the worker's."""
+    if obj.site is None:
+        return False
+    builder = Func(obj.site.module, model.project.call(obj.site).scope)
+    if not builder.qualname or builder not in in_workers:
+        return False
+    return all(Func(site.module, model.project.call(site).scope) in in_workers
+               for site, _ in model.resolver.callers(builder))
+
+
+def _opened(model: Model, dataset: Inst, cls: Cls, stores):
+    """(method, store, constructor) of the handle the main process leaves in an attribute
+    (``stores``: the attribute's stores), or None when none is, or the worker opens its own."""
     opened = None
     for method, store in sorted(stores, key=lambda p: (p[1].span.row, p[1].span.col)):
         if method.name in WORKER_METHODS \
                 or _parent_opener(model, dataset, cls, method) is None:
             if not store.none_guarded:
-                return  # (re)opened lazily in the worker
+                return None  # (re)opened lazily in the worker
             continue
         if store.kind == "del" or (store.value == _NONE and opened is not None):
             opened = None
@@ -119,37 +195,48 @@ def _attr_handle(model: Model, dataset: Inst, cls: Cls, attr: str, stores, funct
         constructor = handle_of(model, model.resolver.eval(store.value, ctx))
         if constructor is not None:
             opened = (method, store, constructor)
-    if opened is None:
-        return
-    method, store, constructor = opened
+    return opened
+
+
+def _report(model: Model, dataset: Inst, cls: Cls, handle: Handle, function, reported) -> Iterator[Finding]:
+    attr, method, store, constructor, kind = handle.opened
     key = (cls.module, store.span)
     if key in reported:
         return
     reported.add(key)
     klass = model.project.klass(cls.module, cls.qualname)
     short = constructor.replace("builtins.", "")
-    ctx = model.resolver.method_ctx(dataset, cls.module, method)
-    values = model.resolver.eval(store.value, ctx)
-    direct = any(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname == constructor
-                 for f in values)
     where = _parent_opener(model, dataset, cls, method)
     opener = f"`{klass.name}.{method.name}`"
     if where == "__len__":
         opener += (" (run by `__len__`" if method.name != "__len__" else " (which runs") + \
             " in the main process: the sampler asks for the dataset's length before workers start)"
-    what = f"`{short}(...)` opened in {opener} as `self.{attr}`" if direct else \
-        f"`self.{attr}`, holding `{short}(...)` handles opened in {opener}," \
-        if any(isinstance(f.obj, Container) for f in values) else \
-        f"`self.{attr}`, part of a `{short}(...)` opened in {opener},"
+    read = [part.attr for part in handle.parts if part.attr != attr]
+    parts = f" (the workers read its part{'s' if len(read) > 1 else ''} {_listed(read)})" if read and kind == "handle" else \
+        f" and {_listed(read)}" if read else ""
+    what = f"`{short}(...)` opened in {opener} as `self.{attr}`{parts}" if kind == "handle" else \
+        f"`self.{attr}`, holding `{short}(...)` handles opened in {opener}," if kind == "collection" else \
+        f"`self.{attr}`{parts}, part of a `{short}(...)` opened in {opener},"
     remedy = "keep the path and open it lazily in the worker, on first use in `__getitem__`" if where == "__init__" else \
         "read the length once in `__init__` (in a `with` block) and open the handle only in `__getitem__`"
+    steps = tuple(Step(cls.module, part.store.span, f"`self.{part.attr}`, read by the workers")
+                  for part in handle.parts if part.store.span != store.span)
     yield finding(
         model, CODE, cls.module, store.span,
         f"{what} is shared by every DataLoader worker (one file offset / decoder state): {remedy}",
-        tuple(function.trail),
+        steps + tuple(function.trail),
         attr=attr, constructor=constructor, owner="class",
-        fixable=direct and method.name == "__init__",  # the fixer rewrites ``__init__``'s own statements only
+        # the fixer rewrites ``__init__``'s own statements only, and a handle whose parts
+        # ``__init__`` takes would still be opened there
+        fixable=kind == "handle" and not handle.parts and method.name == "__init__",
     )
+    for part in handle.parts:
+        reported.add((cls.module, part.store.span))
+
+
+def _listed(attrs: List[str]) -> str:
+    names = [f"`self.{attr}`" for attr in attrs]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # Methods the main process runs on the dataset before (and between) the workers' starts:
