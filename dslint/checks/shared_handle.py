@@ -93,6 +93,7 @@ def check(model: Model) -> Iterator[Finding]:
             reads.setdefault(function.self_obj, (loader, set(), function))[1].update(summary.self_reads)
         yield from _module_handles(model, function, reported)
     for dataset, (loader, attrs, function) in reads.items():
+        attrs = _through_properties(model, dataset, attrs)
         reopened = _reopened_by_worker_init(model, loader, dataset)
         for item in model.resolver.mro(dataset.cls):
             if not isinstance(item, Cls):
@@ -102,6 +103,23 @@ def check(model: Model) -> Iterator[Finding]:
                      for opened in [_opened(model, dataset, item, stores[attr])] if opened is not None]
             for handle in _by_handle(model, dataset, item, stores, found):
                 yield from _report(model, dataset, item, handle, function, reported)
+
+
+def _through_properties(model: Model, dataset: Inst, attrs: Set[str], depth: int = 3) -> Set[str]:
+    """``attrs`` with what the properties among them read on ``self`` (``self.env`` in
+    ``__getitem__`` runs a lazy ``env`` property that reads ``self._env``)."""
+    out = set(attrs)
+    frontier = set(attrs)
+    for _ in range(depth):
+        following = set()
+        for name in frontier:
+            method = model.resolver.method(dataset.cls, name)
+            summary = model.function_summary(method) if method is not None else None
+            if summary is not None and model.resolver.is_property(summary):
+                following |= summary.self_reads - out
+        out |= following
+        frontier = following
+    return out
 
 
 class Opened(NamedTuple):
@@ -208,17 +226,21 @@ def _report(model: Model, dataset: Inst, cls: Cls, handle: Handle, function, rep
     short = constructor.replace("builtins.", "")
     where = _parent_opener(model, dataset, cls, method)
     opener = f"`{klass.name}.{method.name}`"
-    if where == "__len__":
-        opener += (" (run by `__len__`" if method.name != "__len__" else " (which runs") + \
-            " in the main process: the sampler asks for the dataset's length before workers start)"
+    sampler = ": the sampler asks for the dataset's length before workers start" if where == "__len__" else ""
+    if where != method.name:
+        opener += f" (run by `{where}` in the main process{sampler})"
+    elif sampler:
+        opener += f" (which runs in the main process{sampler})"
     read = [part.attr for part in handle.parts if part.attr != attr]
     parts = f" (the workers read its part{'s' if len(read) > 1 else ''} {_listed(read)})" if read and kind == "handle" else \
         f" and {_listed(read)}" if read else ""
     what = f"`{short}(...)` opened in {opener} as `self.{attr}`{parts}" if kind == "handle" else \
         f"`self.{attr}`, holding `{short}(...)` handles opened in {opener}," if kind == "collection" else \
         f"`self.{attr}`{parts}, part of a `{short}(...)` opened in {opener},"
-    remedy = "keep the path and open it lazily in the worker, on first use in `__getitem__`" if where == "__init__" else \
-        "read the length once in `__init__` (in a `with` block) and open the handle only in `__getitem__`"
+    remedy = "read the length once in `__init__` (in a `with` block) and open the handle only in `__getitem__`" \
+        if where == "__len__" else \
+        "let only the workers open it: read what `__init__` needs through a handle closed there (a `with` block)" \
+        if store.none_guarded else "keep the path and open it lazily in the worker, on first use in `__getitem__`"
     steps = tuple(Step(cls.module, part.store.span, f"`self.{part.attr}`, read by the workers")
                   for part in handle.parts if part.store.span != store.span)
     yield finding(
@@ -250,14 +272,21 @@ def _parent_opener(model: Model, dataset: Inst, cls: Cls, method) -> Optional[st
     """Which of ``PARENT_METHODS`` runs ``method`` in the main process: the method itself, or
     one calling it directly (a helper or staticmethod), of the dataset's class or of the class
     defining the helper (a mixin's ``open_lmdb`` called from the dataset's ``__init__`` is
-    found through the MRO); None for a method only workers run."""
+    found through the MRO), or a property one of them reads (``self.env`` in ``__init__``
+    runs the lazy ``env`` property there); None for a method only workers run."""
     if method.name in PARENT_METHODS:
         return method.name
     target = Func(cls.module, method.qualname)
+    summary = model.function_summary(target)
+    read_as_property = summary is not None and model.resolver.is_property(summary)
     for name in PARENT_METHODS:
         for owner in (dataset.cls, cls):
             caller = model.resolver.method(owner, name)
-            if caller is not None and any(callee == target for callee, _, _ in model.callees(caller, dataset)):
+            if caller is None:
+                continue
+            if read_as_property and method.name in model.function_summary(caller).self_reads:
+                return name
+            if any(callee == target for callee, _, _ in model.callees(caller, dataset)):
                 return name
     return None
 
