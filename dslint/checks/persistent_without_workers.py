@@ -24,10 +24,14 @@ CODE = "DSL201"
 def check(model: Model) -> Iterator[Finding]:
     for loader in model.loaders():
         given = loaders.argument_source(model.resolver, loader, "persistent_workers")
+        workers = model.workers(loader)
+        if given is None:
+            # put into the ``**kwargs`` dict by a branch together with ``num_workers=0``
+            # (``if use_cuda: kwargs.update(cuda_kwargs)``): that branch raises
+            given = loaders.put_with_zero_workers(model.resolver, loader, "persistent_workers")
         spec = model.spec(loader)
         if given is None or (spec is not None and spec.persistent_auto):
             continue  # a library that turns persistence on only with workers never raises
-        workers = model.workers(loader)
         if not workers.maybe_zero:
             continue
         value, _ = loaders.when_workers_zero(model.resolver, loader, "persistent_workers")

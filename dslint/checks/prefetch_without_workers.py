@@ -27,9 +27,11 @@ def _a_value(results) -> bool:
 def check(model: Model) -> Iterator[Finding]:
     for loader in model.loaders():
         given = loaders.argument_source(model.resolver, loader, "prefetch_factor")
+        workers = model.workers(loader)
+        if given is None:  # put in by a branch: see DSL201
+            given = loaders.put_with_zero_workers(model.resolver, loader, "prefetch_factor")
         if given is None:
             continue
-        workers = model.workers(loader)
         value, tested = loaders.when_workers_zero(model.resolver, loader, "prefetch_factor")
         if value is None or not _a_value(value):
             continue

@@ -325,8 +325,10 @@ def inherited(resolver: "Resolver", inst, given: ArgumentSource) -> bool:
     return mmconfig.configured(base) and base.site is not None and given.site != base.site
 
 
-def argument_source(resolver: "Resolver", inst, name: str) -> Optional[ArgumentSource]:
-    """The expression passed for ``name`` where it is written directly (not through ``**kw``)."""
+def argument_source(resolver: "Resolver", inst, name: str, anywhere: bool = False) -> Optional[ArgumentSource]:
+    """The expression passed for ``name`` where it is written directly (not through ``**kw``);
+    with ``anywhere``, also one a branch puts into the ``**kwargs`` dict (``if use_cuda:
+    kwargs.update(cuda_kwargs)``): passed on some paths only."""
     inst = base_loader(inst)
     spec = resolver.libraries.loader_spec(resolver, inst) if inst is not None else None
     if spec is None:
@@ -341,7 +343,7 @@ def argument_source(resolver: "Resolver", inst, name: str) -> Optional[ArgumentS
                 return ArgumentSource(value, ctx, source.site, span)
         for (key, value), span in zip(site.keywords, site.keyword_spans):
             if key is None:
-                found = _splat_source(resolver, value, ctx, source.site, span, renamed)
+                found = _splat_source(resolver, value, ctx, source.site, span, renamed, anywhere=anywhere)
                 if found is not None:
                     return found
         if position is not None:
@@ -353,6 +355,23 @@ def argument_source(resolver: "Resolver", inst, name: str) -> Optional[ArgumentS
             found = _starred_source(resolver, site.args, ctx, index)
             if found is not None:
                 return found
+    return None
+
+
+def put_with_zero_workers(resolver: "Resolver", inst, name: str) -> Optional[ArgumentSource]:
+    """``name`` put into the ``**kwargs`` dict by a branch that puts a literal ``num_workers``
+    of 0 in with it (``if use_cuda: kwargs.update({"num_workers": 0, "persistent_workers":
+    True})``, the shape of PyTorch's MNIST example): wherever that branch runs, both hold."""
+    from .externals import overridable
+    from .objects import Lit
+
+    given = argument_source(resolver, inst, name, anywhere=True)
+    count = argument_source(resolver, inst, "num_workers", anywhere=True)
+    if given is None or count is None or (given.site, given.span) != (count.site, count.span):
+        return None
+    values = resolver.eval(count.value, count.ctx)
+    if values and not overridable(values) and all(type(f.obj) is Lit and f.obj.value == 0 for f in values):
+        return given
     return None
 
 
@@ -383,7 +402,7 @@ def _starred_source(resolver: "Resolver", args, ctx: Ctx, index: int, depth: int
 
 
 def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, key: str,
-                  depth: int = 0) -> Optional[ArgumentSource]:
+                  depth: int = 0, anywhere: bool = False) -> Optional[ArgumentSource]:
     """``key`` inside a ``**mapping`` argument: put into the dict after it is made, a
     ``dict(...)`` call's keyword, a dict display's entry (reported at the ``**``), or the
     keyword a caller passed into ``**kwargs``; through copies (``dict(BASE, k=v)``,
@@ -395,7 +414,7 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
     for found in resolver.eval(mapping, ctx):
         obj = found.obj
         if isinstance(obj, Container) and obj.kind == "dict":
-            put = _put_in_later(resolver, mapping, ctx, obj, site, span, key, depth)
+            put = _put_in_later(resolver, mapping, ctx, obj, site, span, key, depth, anywhere)
             if put is not None:
                 return put
             entry = _dict_entry(resolver, obj, site, span, key, depth)
@@ -442,10 +461,11 @@ def _dict_entry(resolver: "Resolver", container, site: SiteRef, span, key: str,
 
 
 def _put_in_later(resolver: "Resolver", mapping, ctx: Ctx, container, site: SiteRef, span, key: str,
-                  depth: int) -> Optional[ArgumentSource]:
+                  depth: int, anywhere: bool = False) -> Optional[ArgumentSource]:
     """``key`` put into the local dict ``mapping`` after it is made, on every path: by
     ``kwargs["key"] = v`` in the dict's own block, or by ``kwargs.update(key=v)`` /
-    ``kwargs.update(other)`` written at the dict's own indentation (not under an ``if``)."""
+    ``kwargs.update(other)`` written at the dict's own indentation (not under an ``if``);
+    with ``anywhere``, also under a branch after it is made."""
     from ..analysis.values import Const
 
     if not isinstance(mapping, Name) or not ctx.scope:
@@ -458,7 +478,8 @@ def _put_in_later(resolver: "Resolver", mapping, ctx: Ctx, container, site: Site
     made = made[0]
     summary = resolver.project.summary(ctx.module)
     for store in summary.stores:
-        if (store.attr == "[]" and store.kind == "assign" and store.scope == ctx.scope and store.block == made.block
+        if (store.attr == "[]" and store.kind == "assign" and store.scope == ctx.scope
+                and (store.block == made.block or anywhere)
                 and isinstance(store.target, Name) and store.target.id == mapping.id
                 and isinstance(store.key, Const) and store.key.value == key and store.span.row > made.span.row):
             return ArgumentSource(store.value, ctx, site, span)
@@ -466,14 +487,15 @@ def _put_in_later(resolver: "Resolver", mapping, ctx: Ctx, container, site: Site
         func = call.func
         if not (isinstance(func, Attr) and func.name == "update" and isinstance(func.base, Name)
                 and func.base.id == mapping.id and call.scope == ctx.scope
-                and call.span.col == made.span.col and call.span.row > made.span.row):
+                and (call.span.col == made.span.col or anywhere and call.span.col > made.span.col)
+                and call.span.row > made.span.row):
             continue
         ref = SiteRef(ctx.module, index)
         for (name, value), inner in zip(call.keywords, call.keyword_spans):
             if name == key:
                 return ArgumentSource(value, ctx, ref, inner)
         if len(call.args) == 1:
-            other = _splat_source(resolver, call.args[0], ctx, ref, call.arg_spans[0], key, depth + 1)
+            other = _splat_source(resolver, call.args[0], ctx, ref, call.arg_spans[0], key, depth + 1, anywhere)
             if other is not None:
                 return other
     return None
