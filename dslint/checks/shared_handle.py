@@ -92,6 +92,7 @@ def check(model: Model) -> Iterator[Finding]:
             summary = model.function_summary(function.func)
             reads.setdefault(function.self_obj, (loader, set(), function))[1].update(summary.self_reads)
         yield from _module_handles(model, function, reported)
+        yield from _cached_handle(model, loader, function, reported)
     for dataset, (loader, attrs, function) in reads.items():
         attrs = _through_properties(model, dataset, attrs)
         reopened = _reopened_by_worker_init(model, loader, dataset)
@@ -308,6 +309,76 @@ def _reopened_by_worker_init(model: Model, loader, dataset: Inst) -> Set[str]:
     for func in [*init.functions, *init.methods.values()]:
         attrs |= {store.attr for store in model.project.summary(func.module).stores if store.scope == func.qualname}
     return attrs
+
+
+CACHE_DECORATORS = frozenset({"lru_cache", "cache", "functools.lru_cache", "functools.cache"})
+
+
+def _cached_handle(model: Model, loader, function, reported) -> Iterator[Finding]:
+    """A cached opener (``@functools.lru_cache`` on ``def _archive(self, path): return
+    zipfile.ZipFile(path)``) that worker code calls and the main process calls first (from
+    ``__init__``, ``__len__`` or module level): the cache the workers inherit holds the
+    parent's handles, and they reuse them instead of opening their own."""
+    func = function.func
+    summary = model.function_summary(func)
+    if summary is None or not summary.returns or not _cached(model, func, summary):
+        return
+    ctx = Ctx(func.module, func.qualname, None, None, function.self_obj)
+    made = [f for value in summary.returns for f in model.resolver.eval(value, ctx)]
+    constructor = handle_of(model, made)
+    if constructor is None:
+        return
+    parent = next((site for site, _ in model.resolver.callers(func)
+                   if _runs_in_parent(model.project.call(site).scope)), None)
+    if parent is None or _cleared_by_worker_init(model, loader, function.self_obj, summary.name):
+        return
+    handle = next((f.obj for f in made if isinstance(f.obj, Inst) and f.obj.site is not None
+                   and f.obj.site.module == func.module), None)
+    span = model.project.call(handle.site).span if handle is not None else summary.span
+    key = (func.module, span)
+    if key in reported:
+        return
+    reported.add(key)
+    name = summary.qualname.replace(".<locals>", "")
+    short = constructor.replace("builtins.", "")
+    caller = model.project.call(parent).scope.rpartition(".")[2] or "module-level code"
+    yield finding(
+        model, CODE, func.module, span,
+        f"`{short}(...)` returned by `{name}`, whose cache the main process fills first (from `{caller}`), is "
+        f"shared by every DataLoader worker (they reuse the cached handle: one file offset / decoder state): "
+        f"clear the cache in each worker (`{name}.cache_clear()` in a `worker_init_fn`), or let the main "
+        f"process read through a handle it closes",
+        (Step(parent.module, model.project.call(parent).span, "called here by the main process"),) + tuple(function.trail),
+        fixable=False,
+    )
+
+
+def _cleared_by_worker_init(model: Model, loader, dataset, name: str) -> bool:
+    """The ``worker_init_fn`` empties the cache (``Shards._archive.cache_clear()``)."""
+    init = effects.worker_init(model, loader, dataset)
+    for func in [*init.functions, *init.methods.values()]:
+        summary = model.function_summary(func)
+        names = summary.loads | summary.attr_loads if summary is not None else frozenset()
+        if "cache_clear" in names and name in names:
+            return True
+    return False
+
+
+def _cached(model: Model, func: Func, summary) -> bool:
+    """Whether ``func`` is decorated with ``functools.lru_cache``/``cache`` (called or not)."""
+    from ..analysis.values import Call, dotted, last_name
+
+    for decorator in summary.decorators:
+        if type(decorator) is Call:
+            decorator = model.project.summary(func.module).calls[decorator.index].func
+        if (dotted(decorator) or "") in CACHE_DECORATORS or last_name(decorator) in CACHE_DECORATORS:
+            return True
+    return False
+
+
+def _runs_in_parent(scope: str) -> bool:
+    """Code the main process runs before the workers start: module level, ``__init__``, ``__len__``."""
+    return not scope or scope.rpartition(".")[2] in PARENT_METHODS
 
 
 def _module_handles(model: Model, function, reported) -> Iterator[Finding]:
