@@ -21,7 +21,8 @@ import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop, Span
-from ..analysis.values import Attr, Call, Const, DictDisplay, Imported, Item, Name, Op, Part, Seq, Starred, dotted, last_name
+from ..analysis.values import (Attr, Call, Const, DictDisplay, FunctionRef, Imported, Item, Name, Op, Part, Seq, Starred,
+                               dotted, last_name)
 from . import externals, mmconfig
 from .effects import main_process_only
 from . import loaders as loader_facts
@@ -61,6 +62,9 @@ ITERABLE_BASES = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.
 DATASET_PACKAGES = ("torchvision.datasets.",)
 ITERATING_CALLS = frozenset({"builtins.iter", "builtins.list", "builtins.tuple", "builtins.next"})
 MOVE_METHODS = ("to", "cuda", "type")
+# calls that run a function they are given (``map(f, xs)``, ``pool.imap(f, xs)``, ``executor.submit(f, x)``)
+HIGHER_ORDER_CALLS = frozenset({"map", "imap", "imap_unordered", "starmap", "map_async", "starmap_async", "submit",
+                                "apply", "apply_async", "filter", "reduce", "sorted", "Thread"})
 HANDOFF_DEPTH = 2  # calls from the code holding a loader to a module it hands the loader or its batches to
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
@@ -1279,7 +1283,26 @@ class Model:
                     method = self.resolver.method(obj.cls, "__call__")
                     if method is not None:
                         out.append((method, obj, ref))
-        # lambdas and nested defs defined here run when they are called: they are callees too
+            if not any(isinstance(found.obj, (Func, Bound)) for found in targets):
+                out.extend(self._callbacks(site, ref, ctx, self_obj))
+        return out
+
+    def _callbacks(self, site: CallSite, ref: SiteRef, ctx: Ctx, self_obj) -> List[Tuple[Func, object, SiteRef]]:
+        """Functions a call outside the project is handed to run (``map(lambda p: load(p, 224),
+        paths)``, ``pool.map(self.decode, frames)``, ``executor.submit(read, path)``): a lambda or
+        a nested ``def`` given as an argument, and a project function or method given to a
+        higher-order call (a project callee's own calls of its parameter are followed there)."""
+        out: List[Tuple[Func, object, SiteRef]] = []
+        higher_order = last_name(site.func) in HIGHER_ORDER_CALLS
+        for value in [*site.args, *(v for _, v in site.keywords)]:
+            if type(value) is FunctionRef:
+                out.append((Func(ref.module, value.qualname), self_obj, ref))
+            elif higher_order and type(value) in (Name, Attr):
+                for found in self.resolver.eval(value, ctx):
+                    if isinstance(found.obj, Func):
+                        out.append((found.obj, None, ref))
+                    elif isinstance(found.obj, Bound):
+                        out.append((found.obj.func, found.obj.self_obj, ref))
         return out
 
     # what spawn pickles ----------------------------------------------------------------------
