@@ -71,7 +71,7 @@ def is_main_guard(test: ast.AST) -> bool:
 class Scope:
     """What the traversal accumulates for one module, function, lambda or class body."""
 
-    __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "self_item_stores", "self_reported", "self_used",
+    __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "self_item_stores", "self_inert", "self_used",
                  "returns",
                  "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills",
                  "positive", "capped", "param_tests")
@@ -84,7 +84,9 @@ class Scope:
         self.attr_loads: Set[str] = set()
         self.self_reads: Set[str] = set()
         self.self_item_stores: Set[str] = set()  # of ``self_reads``: loaded only as ``self.<attr>[key] = value``
-        self.self_reported: Set[str] = set()  # of ``self_reads``: loaded in a log call or a test that only logs
+        # of ``self_reads``: loaded where the value drives nothing (a log call, a test that only
+        # logs, the attribute's own new value: ``self.n = self.n + 1``)
+        self.self_inert: Set[str] = set()
         self.self_used: Set[str] = set()  # ... and loaded anywhere else
         self.returns: List[Value] = []
         self.generator = False
@@ -126,6 +128,7 @@ class Extractor:
         self.block = -1  # innermost conditional block of the current scope
         self.effective = 0  # where bindings made by the current statement take effect
         self.reporting = False  # inside a log call's arguments or the test of a block that only logs
+        self.updating: Optional[str] = None  # ``<attr>`` while evaluating the value of ``self.<attr> = ...``
         self.stmt_dispatch = {
             ast.FunctionDef: self._def, ast.AsyncFunctionDef: self._def, ast.ClassDef: self._class,
             ast.Return: self._return, ast.Assign: self._assign, ast.AugAssign: self._augassign,
@@ -274,6 +277,13 @@ class Extractor:
         self.summary.stores.append(_new(AttrStore, (self.scope.qualname, target, attr, value, self.span(node), kind, guarded,
                                                     self.loop, self.block, key, fills)))
 
+    def _self_attribute(self, target: ast.AST) -> Optional[str]:
+        """``<attr>`` when ``target`` is ``self.<attr>`` of the method being read."""
+        if type(target) is _ATTRIBUTE and type(target.value) is _NAME and self.scope.self_name is not None \
+                and target.value.id == self.scope.self_name:
+            return target.attr
+        return None
+
     def _self_item_store(self, base: ast.AST, attr: str, kind: str) -> Optional[str]:
         """``<attr>`` of ``self.<attr>[key] = value`` when this scope has not read ``self.<attr>``
         otherwise before: storing an item does not read the container (``+=`` on an item does)."""
@@ -401,7 +411,7 @@ class Extractor:
         summary.attr_loads = frozenset(scope.attr_loads)
         summary.self_reads = frozenset(scope.self_reads)
         summary.self_item_stores = frozenset(scope.self_item_stores)
-        summary.self_logged = frozenset(scope.self_reported - scope.self_used)
+        summary.self_inert = frozenset(scope.self_inert - scope.self_used)
         self.summary.functions.setdefault(summary.qualname, summary)
 
     def _class(self, node: ast.ClassDef) -> None:
@@ -423,7 +433,10 @@ class Extractor:
         self.scope.returns.append(self.expr(node.value) if node.value is not None else Const(None))
 
     def _assign(self, node: ast.Assign) -> None:
+        updating = self.updating
+        self.updating = self._self_attribute(node.targets[0]) if len(node.targets) == 1 else None
         value = self.expr(node.value)
+        self.updating = updating
         for target in node.targets:
             self.bind_target(target, value, "assign", node.value)
 
@@ -737,7 +750,7 @@ class Extractor:
             scope.attr_loads.add(attr)
             if scope.self_name is not None and type(base) is Name and base[0] == scope.self_name:
                 scope.self_reads.add(attr)
-                (scope.self_reported if self.reporting else scope.self_used).add(attr)
+                (scope.self_inert if self.reporting or attr == self.updating else scope.self_used).add(attr)
                 if scope.self_item_stores:
                     scope.self_item_stores.discard(attr)
             return _new(Attr, (base, attr))

@@ -123,7 +123,9 @@ class FunctionSummary:
     attr_loads: FrozenSet[str] = frozenset()  # attribute names loaded (``x.attr``)
     self_reads: FrozenSet[str] = frozenset()  # ``<first param>.<attr>`` loaded
     self_item_stores: FrozenSet[str] = frozenset()  # of those, loaded only to store an item (``self.cache[k] = v``)
-    self_logged: FrozenSet[str] = frozenset()  # of those, loaded only to be logged (a log call, a test that only logs)
+    # of those, loaded only where the value drives nothing: logged (a log call, a test that only
+    # logs) or to compute the attribute's own new value (``self.longest = max(self.longest, n)``)
+    self_inert: FrozenSet[str] = frozenset()
     guarded: bool = False  # defined under the main guard
     end_row: int = 0
     blocks: Tuple[Tuple[int, int, int], ...] = ()  # conditional blocks: (parent, first row, last row)

@@ -22,6 +22,7 @@ from .base import finding
 
 CODE = "DSL405"
 MAIN_PROTOCOL = frozenset({"__len__", "__repr__", "__str__", "state_dict", "__getstate__"})
+MAIN_STORES = effects.CONTAINER_GROWERS | {"clear"}  # ``ds.seen.clear()`` in the main process reads nothing back
 HINT = "keep it in the main process, share it (`multiprocessing.Value`), or derive it from the index"
 
 
@@ -36,26 +37,30 @@ def check(model: Model) -> Iterator[Finding]:
             entry[3].add(function.func)
     reported: Set[Tuple[str, object]] = set()
     for obj, (loader, workers, function, worker_funcs) in objects.items():
-        if any(effects.consults_worker_info(model, f) for f in worker_funcs):
-            continue  # the object tells its workers apart itself
         yield from _mutations(model, obj, loader, workers, function, worker_funcs, reported)
 
 
 def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs: Set[Func], reported):
+    """The counts and collections worker code changes that the main process reads, or (for a
+    count) that the workers read back, unless the object tells its workers apart
+    (``get_worker_info()``: a count of its own share is per-worker by design). What the main
+    process reads is its own copy whether or not the workers tell themselves apart."""
+    tells_workers_apart = any(effects.consults_worker_info(model, f) for f in worker_funcs)
     found: Dict[str, List[effects.Mutation]] = {}
     where: Dict[str, Func] = {}
     for func in sorted(worker_funcs):
         for mutation in effects.self_mutations(model, func):
             found.setdefault(mutation.attr, []).append(mutation)
             where.setdefault(mutation.attr, func)
-    worker_reads = set().union(*(model.function_summary(f).self_reads - model.function_summary(f).self_logged
-                                 for f in worker_funcs))  # a count only logged drives nothing
+    worker_reads = set().union(*(model.function_summary(f).self_reads - model.function_summary(f).self_inert
+                                 for f in worker_funcs))  # a count only logged, or only updated, drives nothing
     for attr, mutations in sorted(found.items()):
         kinds = {m.kind for m in mutations}
         if "reset" in kinds:
             continue  # a worker sets it itself (an iterator's position, a handle opened lazily)
         reader = _main_reader(model, obj, attr, worker_funcs)
-        if "count" in kinds and (attr in worker_reads or reader) and _plain_number(model, obj, attr, worker_funcs):
+        drives_workers = attr in worker_reads and not tells_workers_apart
+        if "count" in kinds and (drives_workers or reader) and _plain_number(model, obj, attr, worker_funcs):
             mutation = next(m for m in mutations if m.kind == "count")
         elif "container" in kinds and reader and not _process_shared(model, obj, attr, worker_funcs):
             mutation = next(m for m in mutations if m.kind == "container")
@@ -133,16 +138,20 @@ def _main_reader(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]):
 
 def _outside_reader(model: Model, obj: Inst, attr: str):
     """(function name, module, span) of main-process code outside the class reading
-    ``obj.attr`` in a call's arguments (``log.info("%d skipped", ds.num_corrupt)``)."""
+    ``obj.attr`` in a call's arguments (``log.info("%d skipped", ds.num_corrupt)``) or calling
+    one of its methods that does not only store into it (``ds.stats.most_common(5)``, not
+    ``ds.stats.clear()``). Not an ``__init__``: what builds an object around the dataset reads
+    it before any worker starts."""
     in_workers = _worker_funcs(model)
     for info in model.project.eager_modules():
         for qualname, function in info.summary.functions.items():
-            if attr not in function.attr_loads or Func(info.key, qualname) in in_workers:
+            if attr not in function.attr_loads or Func(info.key, qualname) in in_workers or function.name == "__init__":
                 continue
             ctx = Ctx(info.key, qualname)
             for index in sites_in_scope(model.project, info.key, qualname):
                 site = info.summary.calls[index]
-                for value in _attribute_reads([*site.args, *(v for _, v in site.keywords)], attr):
+                receiver = [site.func.base] if type(site.func) is Attr and site.func.name not in MAIN_STORES else []
+                for value in _attribute_reads([*receiver, *site.args, *(v for _, v in site.keywords)], attr):
                     if any(isinstance(f.obj, Inst) and f.obj.cls == obj.cls and f.obj.site == obj.site
                            for f in model.resolver.eval(value.base, ctx)):  # the same dataset, built there
                         return function.name, info.key, site.span

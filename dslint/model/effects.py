@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, Span
-from ..analysis.values import NONE, UNKNOWN, Attr, Call, Name, Starred, Unknown, last_name
+from ..analysis.values import NONE, UNKNOWN, Attr, Call, Const, Name, Starred, Unknown, last_name
 from .externals import device_kind, device_target
 from .objects import Cls, Ctx, Ext, Func, Inst, Lit, PositiveInt, SiteRef
 from .project import sites_in_scope
@@ -610,8 +610,9 @@ CONTAINER_GROWERS = frozenset({"append", "extend", "add", "update", "insert", "s
 
 
 class Mutation(NamedTuple):
-    """``self.<attr>`` changed by a method: ``count`` (``+=``, ``x = x + 1``), ``container``
-    (``append``, ``[k] = v``) or ``reset`` (assigned a value that does not read it)."""
+    """``self.<attr>`` changed by a method: ``count`` (``+=``, ``x = x + 1``, ``x = max(x, n)``),
+    ``container`` (``append``, ``[k] = v``) or ``reset`` (assigned a value that does not
+    accumulate into it)."""
 
     attr: str
     kind: str
@@ -632,7 +633,8 @@ def self_mutations(model: "Model", func: Func) -> List[Mutation]:
             continue
         target = store.target
         if isinstance(target, Name) and target.id == me and store.attr != "[]":
-            if store.kind == "aug" or (store.kind == "assign" and _reads_attr(store.value, me, store.attr)):
+            accumulates = store.kind == "assign" and _reads_attr(store.value, me, store.attr, summary.calls)
+            if store.kind == "aug" or accumulates:
                 out.append(Mutation(store.attr, "count", func.module, store.span))
             elif store.kind in ("assign", "with"):
                 out.append(Mutation(store.attr, "reset", func.module, store.span))
@@ -648,16 +650,30 @@ def self_mutations(model: "Model", func: Func) -> List[Mutation]:
     return out
 
 
-def _reads_attr(value, me: str, attr: str, depth: int = 0) -> bool:
-    """Whether a value reads ``<me>.<attr>`` directly (``self.n + 1``, ``(self.n + 1) % k``)."""
+def _reads_attr(value, me: str, attr: str, calls, depth: int = 0) -> bool:
+    """Whether a value accumulates into ``<me>.<attr>``: reads it directly (``self.n + 1``,
+    ``(self.n + 1) % k``), or a call's argument does (``int(self.n * 0.9)``), or a call is
+    given the old value together with another value that is not a constant
+    (``max(self.longest, n)``: a running maximum). The old value alone, or with constants
+    (``int(self.n)``, ``min(self.n, 3)``), gives the same result every time; a method of it
+    (``self.x.to(device)``) converts it."""
     if depth > 8:
         return False
     if isinstance(value, Attr):
-        return (isinstance(value.base, Name) and value.base.id == me and value.name == attr) or \
-            _reads_attr(value.base, me, attr, depth + 1)
-    if isinstance(value, tuple) and not isinstance(value, (Name, Call)):
-        return any(_reads_attr(part, me, attr, depth + 1) for part in value if isinstance(part, tuple))
+        return _is_attr(value, me, attr) or _reads_attr(value.base, me, attr, calls, depth + 1)
+    if isinstance(value, Call):
+        site = calls[value.index]
+        inputs = [*site.args, *(v for _, v in site.keywords)]
+        if any(_is_attr(v, me, attr) for v in inputs):
+            return any(not _is_attr(v, me, attr) and not isinstance(v, Const) for v in inputs)
+        return any(_reads_attr(v, me, attr, calls, depth + 1) for v in inputs)
+    if isinstance(value, tuple) and not isinstance(value, Name):
+        return any(_reads_attr(part, me, attr, calls, depth + 1) for part in value if isinstance(part, tuple))
     return False
+
+
+def _is_attr(value, me: str, attr: str) -> bool:
+    return isinstance(value, Attr) and isinstance(value.base, Name) and value.base.id == me and value.name == attr
 
 
 __all__ = ["Effect", "main_process_only", "cuda_work", "thread_setting", "uses_cv2", "throttles_cv2",
