@@ -5,7 +5,9 @@
 sampler, the loader and the epoch loop may be in different functions and files; a
 ``set_epoch`` reached from the loop (directly, through ``loader.sampler``, or in a
 function the loop calls) counts when what it is called on may be that sampler, and
-frameworks that set the epoch themselves (accelerate, Lightning, HF) are left alone.
+frameworks that set the epoch themselves (accelerate, Lightning, HF) are left alone. A
+call in the loop's own function but outside the loop (``sampler.set_epoch(start_epoch)``
+on resume) runs once, not once per epoch: it does not count.
 ``dataset.set_epoch(epoch)`` or ``val_sampler.set_epoch(epoch)`` leaves the shuffling
 sampler's order unchanged.
 """
@@ -44,7 +46,7 @@ def _shuffling_sampler(model: Model, loader) -> Optional[Inst]:
 def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
     """A ``set_epoch`` in the epoch loop (or a function it calls) on something that may be the
     sampler; on the sampler or the loader anywhere, or on something unknown in one of the
-    modules involved."""
+    modules involved, unless it runs once before or after the epochs."""
     base = loaders.base_loader(loader)
     targets = {sampler.site, base.site}
     if epoch.loop is not None and any(_may_set(model, site, Ctx(ref.module, site.scope), targets, 0)
@@ -53,7 +55,7 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
     involved = {sampler.site.module, base.site.module, epoch.module, iteration.module}
     for ref in model.project.calls_named("set_epoch"):
         site = model.project.call(ref)
-        if not hasattr(site.func, "base"):
+        if not hasattr(site.func, "base") or _outside_epochs(model, ref, site, epoch):
             continue
         for found in model.resolver.eval(site.func.base, Ctx(ref.module, site.scope)):
             obj = found.obj
@@ -62,6 +64,21 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
             if isinstance(obj, Top) and ref.module in involved:
                 return True
     return False
+
+
+def _outside_epochs(model: Model, ref, site, epoch) -> bool:
+    """A call in the epoch loop's own function that no loop around the epoch loop repeats runs
+    once, before or after all the epochs (``sampler.set_epoch(start_epoch)`` on resume)."""
+    if epoch.loop is None or ref.module != epoch.module or site.scope != epoch.loop.scope:
+        return False
+    loops = model.project.summary(epoch.module).loops
+    index = epoch.index
+    while index >= 0:
+        loop = loops[index]
+        if loop.span.row <= site.span.row <= loop.end_row:
+            return False
+        index = loop.parent
+    return True
 
 
 MAX_HOLDERS = 2  # holders followed into their own ``set_epoch`` (``data["train"].set_epoch(epoch)``)
