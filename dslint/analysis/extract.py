@@ -99,7 +99,7 @@ class Scope:
         self.main_only: List[Span] = []
         self.fills: List[Tuple[str, int]] = []
         self.positive: List[Tuple[Tuple[str, ...], int, int]] = []
-        self.capped: List[Tuple[int, int, int, Value]] = []
+        self.capped: List[Tuple[int, int, int, Value, int]] = []
         self.param_tests: List[Tuple[int, str, str]] = []
 
     def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
@@ -585,10 +585,24 @@ class Extractor:
         counted = isinstance(left, ast.Name) and any(b.kind == "loop" for b in self.scope.bindings.get(left.id, ()))
         sized = isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len"
         value = self.expr(bound)
+        counter = self._counting_loop(left.id) if counted else -1
         if (sized and op in (ast.Lt, ast.LtE)) or (counted and op in (ast.Eq, ast.Lt, ast.LtE)):
-            self.scope.capped.append((*self._rows(node.body), -1, value))
+            self.scope.capped.append((*self._rows(node.body), -1, value, counter))
         elif counted and op in (ast.Eq, ast.Gt, ast.GtE) and isinstance(node.body[-1], ast.Break):
-            self.scope.capped.append((0, 0, self.loop, value))
+            self.scope.capped.append((0, 0, self.loop, value, counter))
+
+    def _counting_loop(self, name: str) -> int:
+        """The enclosing loop whose variable ``name`` is (-2 when none is): only that loop's
+        passes are counted by a test on it (``if epoch == 0:`` in a loop over batches inside
+        the epoch loop lets every batch of epoch 0 through)."""
+        loops, index = self.summary.loops, self.loop
+        bindings = [b for b in self.scope.bindings.get(name, ()) if b.kind == "loop"]
+        while index >= 0:
+            header = loops[index].span
+            if any(header.row <= b.span.row <= header.end_row for b in bindings):
+                return index
+            index = loops[index].parent
+        return -2
 
     def _main_process_test(self, test: ast.AST) -> Optional[bool]:
         """True when ``test`` holds only in the main process, False when it fails only there,

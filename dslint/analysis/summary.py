@@ -132,9 +132,10 @@ class FunctionSummary:
     main_only: Tuple[Span, ...] = ()  # branches (blocks, or expressions of an `a if b else c`) only the main process takes
     fills: Tuple[Tuple[str, int], ...] = ()  # (name, position) of bindings made directly in ``if name == 0:`` (or None, falsy)
     positive: Tuple[Tuple[Tuple[str, ...], int, int], ...] = ()  # (name or (root, attr), rows) of ``if x > 0:`` bodies
-    # loop code run a counted number of times: (first row, last row, -1, count) of ``if len(kept) < 4:``
-    # bodies, (0, 0, loop index, count) of a loop ended by ``if i >= 8: break``
-    capped: Tuple[Tuple[int, int, int, Value], ...] = ()
+    # loop code run a counted number of times: (first row, last row, -1, count, counter) of ``if len(kept) < 4:``
+    # bodies, (0, 0, loop index, count, counter) of a loop ended by ``if i >= 8: break``; ``counter`` is
+    # the loop whose variable is tested (-1 for ``len(...)``, -2 for a variable of no enclosing loop)
+    capped: Tuple[Tuple[int, int, int, Value, int], ...] = ()
     # (block, parameter, what holds there: none | not none | falsy | truthy) of ``if p is None:`` and the like
     param_tests: Tuple[Tuple[int, str, str], ...] = ()
 

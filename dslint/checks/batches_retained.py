@@ -7,7 +7,10 @@ process for as long as it lives. A loop that keeps the batches' tensors (or ``.n
 ``.cpu()``/``.detach()`` views of them, which share the storage) in a list holds one
 descriptor per kept tensor, until ``RuntimeError: Too many open files`` (``received 0 items
 of ancdata`` in older versions) after enough batches. Copies (``.clone()``, ``.tolist()``,
-``.item()``, ``.cuda()``) release them.
+``.item()``, ``.cuda()``) release them. The kept value must be known to be a tensor (a
+tensor-only method on it, the container concatenated by torch, or a dataset whose items are
+tensors and numbers batched by the default collate function); how the container is used
+later does not matter, keeping it is what holds the descriptors.
 """
 
 from __future__ import annotations

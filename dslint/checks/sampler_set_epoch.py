@@ -2,17 +2,21 @@
 
 ``DistributedSampler`` derives its permutation from ``seed + epoch``; unless
 ``sampler.set_epoch(epoch)`` is called each epoch, every epoch sees the same order. The
+sampler may be wrapped in torch's ``BatchSampler`` given as ``batch_sampler=`` (the loader's
+``.sampler`` is then its own ``SequentialSampler``, so ``loader.sampler.set_epoch`` misses it). The
 sampler, the loader and the epoch loop may be in different functions and files; a
 ``set_epoch`` reached from the loop (directly, through ``loader.sampler``, or in a
 function the loop calls) counts when what it is called on may be that sampler, and
-frameworks that set the epoch themselves (accelerate, Lightning, HF) are left alone.
+frameworks that set the epoch themselves (accelerate, Lightning, HF) are left alone. A
+call in the loop's own function but outside the loop (``sampler.set_epoch(start_epoch)``
+on resume) runs once, not once per epoch: it does not count.
 ``dataset.set_epoch(epoch)`` or ``val_sampler.set_epoch(epoch)`` leaves the shuffling
 sampler's order unchanged.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Set
+from typing import Iterator, Optional, Set, Tuple
 
 from ..analysis.values import Attr, last_name
 from ..diagnostics import Finding
@@ -25,26 +29,42 @@ from .base import finding
 
 CODE = "DSL403"
 DISTRIBUTED_SAMPLERS = ("torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler")
+BATCH_SAMPLERS = ("torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler")
 
 
-def _shuffling_sampler(model: Model, loader) -> Optional[Inst]:
+def _shuffling_sampler(model: Model, loader) -> Optional[Tuple[Inst, str]]:
+    """The loader's shuffling ``DistributedSampler`` and the loader's attribute path to it."""
+    for obj, route in _given_samplers(model, loader):
+        if not isinstance(obj, Inst) or obj.site is None:
+            continue
+        if not any(isinstance(i, Ext) and i.qualname in DISTRIBUTED_SAMPLERS for i in model.resolver.mro(obj.cls)):
+            continue
+        shuffle = model.resolver.keyword_at(obj.site, obj.ctx, "shuffle", 3 if isinstance(obj.cls, Ext) else None)
+        if shuffle is None or truthiness(shuffle) == "true":
+            return obj, route
+    return None
+
+
+def _given_samplers(model: Model, loader) -> Iterator[Tuple[object, str]]:
+    """The samplers the loader is given, each with its attribute path on the loader: ``sampler``,
+    ``batch_sampler`` (a sampler that yields batches itself), or ``batch_sampler.sampler`` for
+    the sampler torch's ``BatchSampler`` wraps (``loader.sampler`` is then the loader's own
+    ``SequentialSampler``)."""
     for name in ("sampler", "batch_sampler"):
         for found in model.argument(loader, name) or ():
             obj = found.obj
-            if not isinstance(obj, Inst) or obj.site is None:
-                continue
-            if not any(isinstance(i, Ext) and i.qualname in DISTRIBUTED_SAMPLERS for i in model.resolver.mro(obj.cls)):
-                continue
-            shuffle = model.resolver.keyword_at(obj.site, obj.ctx, "shuffle", 3 if isinstance(obj.cls, Ext) else None)
-            if shuffle is None or truthiness(shuffle) == "true":
-                return obj
-    return None
+            if name == "batch_sampler" and isinstance(obj, Inst) and isinstance(obj.cls, Ext) \
+                    and obj.cls.qualname in BATCH_SAMPLERS:
+                for inner in model.resolver.keyword_at(obj.site, obj.ctx, "sampler", 0) or ():
+                    yield inner.obj, "batch_sampler.sampler"
+            else:
+                yield obj, name
 
 
 def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
     """A ``set_epoch`` in the epoch loop (or a function it calls) on something that may be the
     sampler; on the sampler or the loader anywhere, or on something unknown in one of the
-    modules involved."""
+    modules involved, unless it runs once before or after the epochs."""
     base = loaders.base_loader(loader)
     targets = {sampler.site, base.site}
     if epoch.loop is not None and any(_may_set(model, site, Ctx(ref.module, site.scope), targets, 0)
@@ -53,7 +73,7 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
     involved = {sampler.site.module, base.site.module, epoch.module, iteration.module}
     for ref in model.project.calls_named("set_epoch"):
         site = model.project.call(ref)
-        if not hasattr(site.func, "base"):
+        if not hasattr(site.func, "base") or _outside_epochs(model, ref, site, epoch):
             continue
         for found in model.resolver.eval(site.func.base, Ctx(ref.module, site.scope)):
             obj = found.obj
@@ -62,6 +82,21 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
             if isinstance(obj, Top) and ref.module in involved:
                 return True
     return False
+
+
+def _outside_epochs(model: Model, ref, site, epoch) -> bool:
+    """A call in the epoch loop's own function that no loop around the epoch loop repeats runs
+    once, before or after all the epochs (``sampler.set_epoch(start_epoch)`` on resume)."""
+    if epoch.loop is None or ref.module != epoch.module or site.scope != epoch.loop.scope:
+        return False
+    loops = model.project.summary(epoch.module).loops
+    index = epoch.index
+    while index >= 0:
+        loop = loops[index]
+        if loop.span.row <= site.span.row <= loop.end_row:
+            return False
+        index = loop.parent
+    return True
 
 
 MAX_HOLDERS = 2  # holders followed into their own ``set_epoch`` (``data["train"].set_epoch(epoch)``)
@@ -111,8 +146,9 @@ def _is_torch_sampler(model: Model, inst: Inst) -> bool:
                for c in model.resolver.mro(inst.cls))
 
 
-def _sampler_ref(model: Model, sampler: Inst, loader, epoch) -> Optional[str]:
-    """How code in the epoch loop's scope reaches the sampler: its variable, or ``<loader>.sampler``."""
+def _sampler_ref(model: Model, sampler: Inst, route: str, loader, epoch) -> Optional[str]:
+    """How code in the epoch loop's scope reaches the sampler: its variable, or the loader's
+    attribute ``route`` (``<loader>.sampler``, ``<loader>.batch_sampler.sampler``)."""
     from ..analysis.values import FAR
 
     summary = model.project.summary(epoch.module)
@@ -127,7 +163,7 @@ def _sampler_ref(model: Model, sampler: Inst, loader, epoch) -> Optional[str]:
                 return name
             if obj is not None and obj.site == base.site and loader_name is None:
                 loader_name = name
-    return f"{loader_name}.sampler" if loader_name else None
+    return f"{loader_name}.{route}" if loader_name else None
 
 
 def check(model: Model) -> Iterator[Finding]:
@@ -138,9 +174,10 @@ def check(model: Model) -> Iterator[Finding]:
         loader = iteration.loader
         if model.managed(loader):
             continue
-        sampler = _shuffling_sampler(model, loader)
-        if sampler is None:
+        shuffling = _shuffling_sampler(model, loader)
+        if shuffling is None:
             continue
+        sampler, route = shuffling
         epoch = model.epoch_loop(iteration)
         if epoch is None:
             continue
@@ -152,21 +189,24 @@ def check(model: Model) -> Iterator[Finding]:
         sampler_step = Step(sampler.site.module, sampler_site.span, "the shuffling DistributedSampler")
         steps = (sampler_step, loaders.construction_step(model.resolver, loader),
                  Step(iteration.module, iteration.span, "iterated here")) + epoch.trail
+        wrapped = "" if route == "sampler" else (
+            f" (given through `batch_sampler=`, it is the loader's `.{route}`: its `.sampler` is the loader's own "
+            f"`SequentialSampler`)")
         if epoch.loop is not None:
             target = epoch.loop.target or "epoch"
             yield finding(
                 model, CODE, epoch.module, epoch.loop.span,
-                f"Epoch loop iterates a DataLoader with a shuffling `DistributedSampler` but never calls "
+                f"Epoch loop iterates a DataLoader with a shuffling `DistributedSampler`{wrapped} but never calls "
                 f"`set_epoch`: every epoch uses the same order; call `sampler.set_epoch({target})` first in the loop",
                 steps,
                 target=epoch.loop.target, body=tuple(epoch.loop.body) if epoch.loop.body else None,
-                sampler_ref=_sampler_ref(model, sampler, loader, epoch),
+                sampler_ref=_sampler_ref(model, sampler, route, loader, epoch),
             )
         else:
             yield finding(
                 model, CODE, sampler.site.module, sampler_site.span,
-                f"Shuffling `DistributedSampler` of a DataLoader iterated once per epoch (`{epoch.parameter}` is a "
-                f"parameter of the code that iterates it) but `set_epoch` is never called: every epoch uses the "
-                f"same order; call `sampler.set_epoch({epoch.parameter})` before iterating",
+                f"Shuffling `DistributedSampler`{wrapped} of a DataLoader iterated once per epoch "
+                f"(`{epoch.parameter}` is a parameter of the code that iterates it) but `set_epoch` is never called: "
+                f"every epoch uses the same order; call `sampler.set_epoch({epoch.parameter})` before iterating",
                 steps,
             )

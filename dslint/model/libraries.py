@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 # Loader attributes that hold the constructor's argument as given, its default otherwise
 # (``sampler`` and ``collate_fn`` do not: DataLoader replaces a None with its own object).
 PLAIN_ATTRIBUTES = frozenset({"num_workers", "pin_memory", "persistent_workers", "batch_size", "drop_last", "timeout"})
+# torch 2.x DataLoader.__init__: ``batch_sampler=`` forbids ``sampler=`` and ``shuffle``, so
+# ``loader.sampler`` is the ``SequentialSampler(dataset)`` the loader makes itself
+SEQUENTIAL_SAMPLER = "torch.utils.data.SequentialSampler"
 DATALOADER_POSITIONAL = (
     "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
     "drop_last", "timeout", "worker_init_fn", "multiprocessing_context", "generator",
@@ -424,6 +427,9 @@ class Libraries:
             plain = spec.renames.get(name, name)  # ``args.dataloader_num_workers`` of ``TrainingArguments``
             if plain in PLAIN_ATTRIBUTES:  # ``loader.num_workers``: the argument, else its default
                 return loader_value(resolver, inst, plain)
+            if name == "sampler" and spec.library == "torch" \
+                    and _given(loader_argument(resolver, inst, "batch_sampler")):
+                return (Found(Inst(Ext(SEQUENTIAL_SAMPLER))),)
             return loader_argument(resolver, inst, name) or UNKNOWN_RESULT
         if name == "dataset" and inst.cls.qualname in SUBSETS and inst.site is not None:
             # ``part.dataset`` of ``Subset(full, idx)`` / a ``random_split(full, ...)`` part: ``full``
@@ -576,6 +582,11 @@ class Libraries:
                 return ""
             return "workers"
         return None
+
+
+def _given(results: Optional[Results]) -> bool:
+    """An argument given as an object on every path (not None, not unknown)."""
+    return bool(results) and all(isinstance(f.obj, Inst) for f in results)
 
 
 def _managed(obj, wrapper: Wrapper, moves: str):

@@ -1952,8 +1952,11 @@ MAX_COUNTED = 256  # kept tensors (descriptors) well under the usual limit of 10
 
 def _counted(model: Model, ctx: Ctx, function, loop_index: int, site: CallSite) -> bool:
     """The keeping call runs a small counted number of times: under ``if len(kept) < 4:`` or
-    ``if i == 0:``, or in a loop that ``if i >= 8: break`` ends."""
-    for first, last, loop, bound in function.capped if function is not None else ():
+    ``if i == 0:``, or in a loop that ``if i >= 8: break`` ends, where ``i`` counts the passes
+    of the loop over the loader (``if epoch == 0:`` on an outer loop keeps every batch of an epoch)."""
+    for first, last, loop, bound, counter in function.capped if function is not None else ():
+        if counter not in (-1, loop_index):
+            continue
         if loop == loop_index or (loop == -1 and first <= site.span.row <= last):
             values = model.resolver.eval(bound, ctx)
             if values and all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value <= MAX_COUNTED
@@ -2090,19 +2093,56 @@ TENSOR_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy", "rand", "rand
 
 
 def _tensor_batches(model: Model, loader) -> str:
-    """"its dataset is a `TensorDataset`" when every batch part is a tensor: the dataset is a
-    tensor or a ``TensorDataset`` and the default collate function makes the batches."""
+    """"its dataset is a `TensorDataset`" when every batch part is a tensor: the default
+    collate function makes the batches of a dataset that is a tensor, a ``TensorDataset``, or
+    one of the project's whose ``__getitem__`` returns only tensors and numbers."""
     if model.argument(loader, "collate_fn") is not None:
         return ""
-    values = model.value(loader, "dataset")
     names = set()
-    for found in values:
+    for found in model.value(loader, "dataset"):
         obj = found.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls) and _tensor_items(model, obj):
+            names.add(f"`{obj.cls.qualname}.__getitem__` returns tensors and numbers, which the default collate "
+                      f"function batches into tensors")
+            continue
         if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
             return ""
         name = obj.cls.qualname
-        if name not in TENSOR_DATASETS and not (name.startswith("torch.") and name.count(".") == 1
-                                                and name.rpartition(".")[2] in TENSOR_FACTORIES):
+        if name not in TENSOR_DATASETS and not _made_tensor(obj):
             return ""
-        names.add(name.rpartition(".")[2])
-    return f"the loader's dataset is a `{sorted(names)[0]}(...)`, so its batches are tensors" if names else ""
+        names.add(f"the loader's dataset is a `{name.rpartition('.')[2]}(...)`, so its batches are tensors")
+    return sorted(names)[0] if names else ""
+
+
+NUMBERS = frozenset({"builtins.int", "builtins.float"})
+
+
+def _tensor_items(model: Model, dataset: Inst) -> bool:
+    """Whether every item the project dataset's ``__getitem__`` returns is a tensor or a number
+    (``torch.from_numpy(x), int(label)``): the default collate function makes each a tensor."""
+    method = model.resolver.method(dataset.cls, "__getitem__")
+    function = model.project.function(method.module, method.qualname) if method is not None else None
+    if function is None or function.is_generator or not function.returns \
+            or model.resolver.method(dataset.cls, "__getitems__") is not None:
+        return False
+    ctx = model.resolver.method_ctx(dataset, method.module, function)
+    calls = model.project.summary(method.module).calls
+    for value in function.returns:
+        for part in _held_parts(value):
+            if type(part) is Const and type(part.value) in (int, float):
+                continue
+            if type(part) is Call and any(isinstance(f.obj, Ext) and f.obj.qualname in NUMBERS
+                                          for f in model.resolver.eval(calls[part.index].func, ctx)):
+                continue
+            results = model.resolver.eval(part, ctx)
+            if not results or not all(_made_tensor(f.obj) for f in results):
+                return False
+    return True
+
+
+def _made_tensor(obj) -> bool:
+    """What a torch tensor factory returns (``torch.from_numpy(x)``, ``torch.zeros(3)``)."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
+        return False
+    name = obj.cls.qualname
+    return name.startswith("torch.") and name.count(".") == 1 and name.rpartition(".")[2] in TENSOR_FACTORIES
