@@ -62,6 +62,10 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
         drives_workers = attr in worker_reads and not tells_workers_apart
         if "count" in kinds and (drives_workers or reader) and _plain_number(model, obj, attr, worker_funcs):
             mutation = next(m for m in mutations if m.kind == "count")
+        elif "extreme" in kinds and reader and _plain_number(model, obj, attr, worker_funcs):
+            # a worker's own running maximum (the length it pads to) is its business; the
+            # main process reading it sees its own copy
+            mutation = next(m for m in mutations if m.kind == "extreme")
         elif "container" in kinds and reader and not _process_shared(model, obj, attr, worker_funcs):
             mutation = next(m for m in mutations if m.kind == "container")
         else:
@@ -71,7 +75,7 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
             continue
         reported.add(key)
         name = model.function_summary(where[attr]).qualname.replace(".<locals>", "")
-        what = "counts" if mutation.kind == "count" else "fills"
+        what = {"count": "counts", "extreme": "keeps a running extreme in"}.get(mutation.kind, "fills")
         if reader:
             effect = (f"`{reader[0]}`, which the main process calls, reads the main process's copy and never sees "
                       f"what the workers did")

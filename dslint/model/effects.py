@@ -610,14 +610,17 @@ CONTAINER_GROWERS = frozenset({"append", "extend", "add", "update", "insert", "s
 
 
 class Mutation(NamedTuple):
-    """``self.<attr>`` changed by a method: ``count`` (``+=``, ``x = x + 1``, ``x = max(x, n)``),
-    ``container`` (``append``, ``[k] = v``) or ``reset`` (assigned a value that does not
-    accumulate into it)."""
+    """``self.<attr>`` changed by a method: ``count`` (``+=``, ``x = x + 1``), ``extreme``
+    (``x = max(x, n)``), ``container`` (``append``, ``[k] = v``) or ``reset`` (assigned a
+    value that does not accumulate into it)."""
 
     attr: str
     kind: str
     module: str
     span: object
+
+
+EXTREMES = frozenset({"max", "min"})  # ``self.longest = max(self.longest, n)``: a running extreme
 
 
 def self_mutations(model: "Model", func: Func) -> List[Mutation]:
@@ -634,7 +637,9 @@ def self_mutations(model: "Model", func: Func) -> List[Mutation]:
         target = store.target
         if isinstance(target, Name) and target.id == me and store.attr != "[]":
             accumulates = store.kind == "assign" and _reads_attr(store.value, me, store.attr, summary.calls)
-            if store.kind == "aug" or accumulates:
+            if accumulates and type(store.value) is Call and last_name(summary.calls[store.value.index].func) in EXTREMES:
+                out.append(Mutation(store.attr, "extreme", func.module, store.span))
+            elif store.kind == "aug" or accumulates:
                 out.append(Mutation(store.attr, "count", func.module, store.span))
             elif store.kind in ("assign", "with"):
                 out.append(Mutation(store.attr, "reset", func.module, store.span))
