@@ -910,6 +910,8 @@ class Model:
                         return verdict, trail
                 why += (step,)
                 continue
+            if any(isinstance(i, Ext) and "Distributed" in i.qualname.rpartition(".")[2] for i in self.resolver.mro(obj.cls)):
+                return "split", (step._replace(note="a `DistributedSampler` subclass"),)
             if self._rank_aware(obj.cls) or self._mentions_rank(obj.site, obj.ctx):
                 return "split", (step._replace(note="a rank-aware sampler"),)
             if any(isinstance(i, Ext) and not i.qualname.startswith(("torch.utils.data", "builtins"))
