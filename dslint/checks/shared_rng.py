@@ -57,6 +57,7 @@ def check(model: Model) -> Iterator[Finding]:
         yield from _generators(model, obj, shared, uses.function, reported, methods)
         yield from _rebuilt_alike(model, obj, alike, reported)
     yield from _constant_worker_seeds(model, reported)
+    yield from _constant_worker_generators(model, reported)
     yield from _module_generators(model, reported)
 
 
@@ -219,6 +220,40 @@ def _constant_worker_seeds(model: Model, reported) -> Iterator[Finding]:
                     f"`torch.initial_seed() % 2**32` (or `get_worker_info().seed`)",
                     (model.construction(loader),) + tuple(entry.trail) + trail,
                 )
+
+
+def _constant_worker_generators(model: Model, reported) -> Iterator[Finding]:
+    """A ``worker_init_fn`` that gives the worker's dataset a generator built from a constant
+    seed (``get_worker_info().dataset.rng = np.random.default_rng(1234)``): every worker gets
+    the same stream, in every epoch."""
+    for loader in model.all_loaders():
+        workers = model.workers(loader)
+        if not workers.processes:
+            continue
+        for found in model.argument(loader, "worker_init_fn") or ():
+            for entry in model.callable_entries(found.obj, "worker_init_fn", found.trail):
+                summary = model.project.summary(entry.func.module)
+                function = model.function_summary(entry.func)
+                if summary is None or function is None:
+                    continue
+                ctx = Ctx(entry.func.module, entry.func.qualname)
+                for store in summary.stores:
+                    if store.scope != entry.func.qualname or store.kind != "assign" or not isinstance(store.value, Call):
+                        continue
+                    constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
+                    key = (entry.func.module, store.span)
+                    if constructor is None or key in reported \
+                            or not _constant_seed_argument(model, summary.calls[store.value.index], ctx):
+                        continue
+                    reported.add(key)
+                    short = constructor.replace("numpy.", "np.")
+                    yield finding(
+                        model, CODE, entry.func.module, store.span,
+                        f"`{short}(...)` built from a constant seed in `{function.name}`, the `worker_init_fn` of a "
+                        f"DataLoader with {workers.describe()} workers, gives every worker the same stream in every "
+                        f"epoch: seed it from `get_worker_info().seed` (or `torch.initial_seed()`)",
+                        (model.construction(loader),) + tuple(entry.trail),
+                    )
 
 
 def _constant_seed(model: Model, func: Func):
