@@ -88,8 +88,9 @@ def _call_reason(model: Model, module: str, index: int):
     for found in _entry_functions(model, site, ctx):
         obj = found.obj
         func = obj if isinstance(obj, Func) else obj.func if isinstance(obj, Bound) else None
-        if func is None:
-            continue
+        summary = model.function_summary(func) if func is not None else None
+        if summary is None or summary.is_generator:
+            continue  # calling a generator function runs none of its body (``data = cycle(loader)``)
         started = model.starts_workers(func)
         if started is not None:
             name = func.qualname.rpartition(".")[2]
