@@ -7,6 +7,7 @@ batches are moved) are its related locations, taken from the resolver's trails.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Iterable, List, Optional, Sequence, Tuple
 
@@ -131,3 +132,13 @@ def inherited_conflict(model: Model, code: str, loader, given, count, keyword: s
 def _off(keyword: str) -> str:
     return f"{keyword}=False" if keyword == "persistent_workers" else f"{keyword}=None"
 
+
+def int_literal(text: str) -> bool:
+    """``num_workers=0`` written out (any int literal form, as the fixer's ``cst.Integer``):
+    tying an option to it would read ``0 > 0``, so the advice is the fixer's, to remove the
+    option."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(node, ast.Constant) and type(node.value) is int

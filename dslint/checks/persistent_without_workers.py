@@ -8,15 +8,13 @@ default (a parameter, field or argparse default of 0 nobody overrides).
 
 from __future__ import annotations
 
-import ast
-
 from typing import Iterator
 
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
 from ..model.queries import Model
-from .base import argument_label, default_note, finding, inherited_conflict, keyword_value
+from .base import argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value
 
 CODE = "DSL201"
 
@@ -49,7 +47,7 @@ def check(model: Model) -> Iterator[Finding]:
         keyword = loaders.written_name(model.resolver, loader, "persistent_workers")
         if count_text is None or keyword_value(model, module, given.span) is None:
             suggestion = f"make `{keyword}` true only with positive workers"
-        elif count_text and not _int_literal(count_text):
+        elif count_text and not int_literal(count_text):
             suggestion = f"use `{keyword}={count_text} > 0`"
         else:
             suggestion = "remove it"
@@ -67,13 +65,3 @@ def check(model: Model) -> Iterator[Finding]:
             and in_place, in_place=in_place,
             **loaders.fix_facts(model.resolver, loader),
         )
-
-
-def _int_literal(text: str) -> bool:
-    """``num_workers=0`` written out (any int literal form, as the fixer's ``cst.Integer``):
-    tying the two would read ``0 > 0``, so the advice is the fixer's, to remove the keyword."""
-    try:
-        node = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        return False
-    return isinstance(node, ast.Constant) and type(node.value) is int

@@ -13,7 +13,7 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.objects import Lit
 from ..model.queries import Model
-from .base import argument_label, default_note, finding, inherited_conflict, keyword_value
+from .base import argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value
 
 CODE = "DSL202"
 ERROR = "ValueError: prefetch_factor option could only be specified in multiprocessing"
@@ -57,7 +57,7 @@ def check(model: Model) -> Iterator[Finding]:
                 suggestion = f"pass `{keyword}` only with positive workers"
             else:
                 suggestion = (f"use `{keyword}={value_text} if {count_text} > 0 else None`"
-                              if count_text else "remove it")
+                              if count_text and not int_literal(count_text) else "remove it")
             how = workers.describe() + default_note(model, workers.trail("zero"), module)
         in_place = loaders.rewritable_in_place(model.resolver, loader, given, count, "prefetch_factor", model.loaders())
         yield finding(
