@@ -26,7 +26,7 @@ from ..analysis.values import (Attr, Call, Const, DictDisplay, FunctionRef, Impo
 from . import externals, mmconfig
 from .effects import main_process_only
 from . import loaders as loader_facts
-from .libraries import HOOKS, matches
+from .libraries import CONTEXT, HOOKS, matches
 from .objects import (
     Lit,
     Batch,
@@ -1549,7 +1549,8 @@ class Model:
         return None
 
     def start_method_calls(self) -> List[Tuple[str, int, Optional[str]]]:
-        """(module, call index, literal method) of every ``set_start_method`` call."""
+        """(module, call index, literal method) of every ``set_start_method`` call; not that of a
+        context (``mp.get_context("fork").set_start_method(...)`` sets nothing: it raises)."""
         found = getattr(self, "_start_methods", None)
         if found is None:
             found = []
@@ -1557,7 +1558,7 @@ class Model:
                 site = self.project.call(ref)
                 ctx = Ctx(ref.module, site.scope)
                 names = [f.obj.qualname for f in self.resolver.eval(site.func, ctx) if isinstance(f.obj, Ext)]
-                if not any(n.endswith("set_start_method") for n in names):
+                if not any(n.endswith("set_start_method") and CONTEXT not in n for n in names):
                     continue
                 method = None
                 if site.args:
