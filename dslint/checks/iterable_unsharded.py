@@ -5,7 +5,9 @@ start; unless the iteration consults ``get_worker_info()`` (directly, in a helpe
 calls in any module, or via the loader's ``worker_init_fn``) every sample arrives once
 per worker. A dataset whose ``__iter__`` iterates another dataset it was given leaves
 the sharding to that one; webdataset's ``WebDataset`` splits by worker itself, unless its
-``workersplitter`` is turned off (reported at that argument).
+``workersplitter`` is turned off (reported at that argument). A stream of fresh draws from
+generators seeded apart in each worker, or of items of its data picked by such draws (a
+replay buffer sampled with ``np.random.randint``), duplicates nothing.
 """
 
 from __future__ import annotations
@@ -64,8 +66,9 @@ def check(model: Model) -> Iterator[Finding]:
         iterator = model.resolver.method(dataset.cls, "__iter__")
         if iterator is None or iterator in reported:
             continue
-        if _abstract(model, iterator) or not _reads_stored_data(model, iterator):
-            continue  # nothing to duplicate: a base class, or a stream made up on the fly
+        if _abstract(model, iterator) or not _reads_stored_data(model, iterator) \
+                or _random_stream(model, iterator, dataset, None) == DRAW:
+            continue  # nothing to duplicate: a base class, a stream made up on the fly or drawn from the data
         entries = model.worker_closure(model.dataset_entries(dataset, ()))
         if effects.splits_by_worker(model, [e.func for e in entries]) or \
                 any(e.self_obj == dataset and _delegates(model, e.func, dataset) for e in entries):
@@ -238,7 +241,8 @@ class _Stream(NamedTuple):
 
 def _random_stream(model: Model, func: Func, dataset: Inst, loader) -> str:
     """What ``__iter__`` yields when everything it yields is made of random draws
-    (``yield torch.randn(...)``, a tuple of them, ``torch.tensor(rng.uniform(...))``): ``draw``
+    (``yield torch.randn(...)``, a tuple of them, ``torch.tensor(rng.uniform(...))``, an item of
+    held data picked by them, ``self.obs[np.random.randint(n)]``): ``draw``
     when they come from generators seeded apart in each worker (PyTorch's global ones, which it
     seeds per worker, or one the stream code builds with a worker-dependent seed:
     ``np.random.default_rng(get_worker_info().seed)``), so the streams differ and nothing is
@@ -252,35 +256,48 @@ def _random_stream(model: Model, func: Func, dataset: Inst, loader) -> str:
     reseeded = frozenset(attr for f in [*init.functions, *init.methods.values()]
                          for attr in effects.reseeded_attributes(model, f))
     stream = _Stream(model, func, Ctx(func.module, func.qualname, None, None, dataset), funcs, reseeded)
-    made = [_made_of(stream, value, set()) for value in function.returns]
+    made = [_made_of(stream, value, {}) for value in function.returns]
     if any(DATA in kinds or not kinds & {DRAW, SAME} for kinds in made):
         return ""
     return SAME if any(SAME in kinds for kinds in made) else DRAW
 
 
-def _made_of(stream: _Stream, value, seen: set, depth: int = 0) -> Set[str]:
+def _made_of(stream: _Stream, value, seen: dict, depth: int = 0, pick: bool = False) -> Set[str]:
     """What a yielded value is made of: ``draw`` (a fresh random draw), ``same draw`` (one from a
     generator seeded alike in every worker), ``data`` (what the dataset holds or iterates, or
     anything not seen through); constants, modules and globals add nothing. Local names are
-    followed to what they are assigned."""
+    followed to what they are assigned. ``pick``: the value is an index, where what picks
+    counts too (``order[k]`` with ``k`` a loop variable walks ``order``)."""
     if depth > 8 or isinstance(value, (Element, Unknown)):
         return {DATA}
     if isinstance(value, Call):
-        return _call_made_of(stream, value, seen, depth)
+        return _call_made_of(stream, value, seen, depth, pick)
     if isinstance(value, Name):
-        return _name_made_of(stream, value, seen, depth)
+        return _name_made_of(stream, value, seen, depth, pick)
     if isinstance(value, Attr):
-        return _attribute_made_of(stream, value, seen, depth)
-    if isinstance(value, Item):  # an index or a slice only picks (``draws[:5]``, ``TABLE[rng.integers(9)]``)
-        return _made_of(stream, value.base, seen, depth + 1) | \
-            (_made_of(stream, value.key, seen, depth + 1) & {DRAW, SAME})
+        return _attribute_made_of(stream, value, seen, depth, pick)
+    if isinstance(value, Item):
+        return _item_made_of(stream, value, seen, depth, pick)
     parts = value.args if isinstance(value, Op) else value.items if isinstance(value, Seq) else \
         [k for k in value.keys if k is not None] + list(value.values) if isinstance(value, DictDisplay) else \
         (value[0],) if isinstance(value, (Part, Starred)) else ()
-    return set().union(*(_made_of(stream, part, seen, depth + 1) for part in parts))
+    return set().union(*(_made_of(stream, part, seen, depth + 1, pick) for part in parts))
 
 
-def _call_made_of(stream: _Stream, value: Call, seen: set, depth: int) -> Set[str]:
+def _item_made_of(stream: _Stream, value: Item, seen: dict, depth: int, pick: bool) -> Set[str]:
+    """An index or a slice only picks (``draws[:5]``, ``TABLE[rng.integers(9)]``): what the base is
+    made of, and the draws that pick. An item of held data picked by draws alone
+    (``self.obs[np.random.randint(n)]``) is a draw: a sample with replacement, which the
+    workers' generators pick apart, not a walk through the data each worker repeats
+    (``self.obs[order[k]]`` walks a permutation: within an index, what picks counts as well)."""
+    key = _made_of(stream, value.key, seen, depth + 1, True)
+    base = _made_of(stream, value.base, seen, depth + 1, pick)
+    if key and DATA not in key:
+        return key | (base & {DRAW, SAME})
+    return base | (key if pick else key & {DRAW, SAME})
+
+
+def _call_made_of(stream: _Stream, value: Call, seen: dict, depth: int, pick: bool) -> Set[str]:
     """A draw (``draw`` or ``same draw``), or what the call's arguments (and the
     object a method is called on, ``x.astype(...)``) are made of (``torch.tensor(x)``)."""
     drawn = _draw(stream, value)
@@ -291,10 +308,10 @@ def _call_made_of(stream: _Stream, value: Call, seen: set, depth: int) -> Set[st
     receiver = site.func.base if isinstance(site.func, Attr) else None
     if receiver is not None and not (isinstance(receiver, Name) and receiver.id == _self_name(stream)):
         parts.append(receiver)  # ``x.astype(...)``; not ``self`` of ``self.transform(x)``
-    return set().union(*(_made_of(stream, part, seen, depth + 1) for part in parts))
+    return set().union(*(_made_of(stream, part, seen, depth + 1, pick) for part in parts))
 
 
-def _name_made_of(stream: _Stream, value: Name, seen: set, depth: int) -> Set[str]:
+def _name_made_of(stream: _Stream, value: Name, seen: dict, depth: int, pick: bool) -> Set[str]:
     """A local name: what each of its assignments is made of; a loop variable or a parameter
     is data; a global, a builtin or a module adds nothing."""
     bindings = stream.model.function_summary(stream.func).bindings.get(value.id)
@@ -302,19 +319,22 @@ def _name_made_of(stream: _Stream, value: Name, seen: set, depth: int) -> Set[st
         return set()
     kinds: Set[str] = set()
     for binding in bindings:
-        if (value.id, binding.pos) in seen:
-            continue  # ``x = x + rng.normal()``
-        seen.add((value.id, binding.pos))
-        kinds |= _made_of(stream, binding.value, seen, depth + 1) if binding.kind in ("assign", "aug") else \
+        key = (value.id, binding.pos, pick)
+        if key in seen:
+            kinds |= seen[key]  # what it was found made of (nothing yet inside ``x = x + rng.normal()``)
+            continue
+        seen[key] = set()
+        seen[key] = _made_of(stream, binding.value, seen, depth + 1, pick) if binding.kind in ("assign", "aug") else \
             set() if binding.kind in ("import", "def", "class") else {DATA}
+        kinds |= seen[key]
     return kinds
 
 
-def _attribute_made_of(stream: _Stream, value: Attr, seen: set, depth: int) -> Set[str]:
+def _attribute_made_of(stream: _Stream, value: Attr, seen: dict, depth: int, pick: bool) -> Set[str]:
     """``self.<attr>`` is data unless it holds a plain constant (``self.n_support``);
     ``torch.float32`` and ``x.shape`` are what their base is made of."""
     if root_name(value) != _self_name(stream):
-        return _made_of(stream, value.base, seen, depth + 1)
+        return _made_of(stream, value.base, seen, depth + 1, pick)
     held = stream.model.resolver.eval(value, stream.ctx)
     return set() if held and all(isinstance(f.obj, Lit) for f in held) else {DATA}
 

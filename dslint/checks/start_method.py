@@ -3,7 +3,8 @@
 The start method can be set once per process. At module level outside the main guard the
 call runs again in every spawned child (which re-imports the main module after its start
 method was already set), and a second call in the same code path always fails:
-``RuntimeError: context has already been set``.
+``RuntimeError: context has already been set``, also in a helper called after the first
+(``main()`` sets it, then calls a setup function that sets it again).
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ def check(model: Model) -> Iterator[Finding]:
 def _through_calls(model: Model, calls, first_rows, reported) -> Iterator[Finding]:
     """Calls made in a function that module-level code calls: unguarded, it runs again in every
     spawned child (``setup()`` at the top of the script); after a ``set_start_method`` of the same
-    block (``mp.set_start_method("spawn"); main()`` where ``main`` sets it again), it is the second."""
+    block (``mp.set_start_method("spawn"); main()`` where ``main`` sets it again), it is the second;
+    so is one a function's own calls reach after its ``set_start_method``."""
     setting = {}
     for module, call in calls:
         if not call.scope or _forced(model, (module, call)) or CATCHES & set(call.handlers):
@@ -78,6 +80,7 @@ def _through_calls(model: Model, calls, first_rows, reported) -> Iterator[Findin
     if not setting:
         return
     memo: Dict[Func, object] = {}
+    yield from _after_set_in_function(model, first_rows, setting, memo, reported)
     for info in model.project.eager_modules():
         for index in sites_in_scope(model.project, info.key, ""):
             site = info.summary.calls[index]
@@ -103,6 +106,37 @@ def _through_calls(model: Model, calls, first_rows, reported) -> Iterator[Findin
                             f"outside `if __name__ == \"__main__\":`), again in every spawned worker, and raises "
                             f"{ERROR}: call it under the main guard")
                 yield finding(model, CODE, module, call.span, text, (step,) + trail)
+                break
+
+
+def _after_set_in_function(model: Model, first_rows, setting, memo, reported) -> Iterator[Finding]:
+    """Calls a function makes after its own ``set_start_method`` (``main()`` sets it, then calls
+    a helper that sets it again), on every path through that first call (within its block):
+    the helper's call is the second."""
+    for (module, scope, _), first in sorted(first_rows.items()):
+        if not scope or _asks_method(model, module, scope):
+            continue
+        summary = model.project.summary(module)
+        function = summary.functions.get(scope)
+        blocks = [b for b in function.blocks if b[1] <= first <= b[2]] if function is not None else []
+        last = min((b[2] for b in blocks), default=1 << 30)  # the end of the first call's innermost block
+        for index in sites_in_scope(model.project, module, scope):
+            site = summary.calls[index]
+            if not first < site.span.row <= last or CATCHES & set(site.handlers):
+                continue
+            for found in model.resolver.eval(site.func, Ctx(module, scope)):
+                func = found.obj if isinstance(found.obj, Func) else found.obj.func if isinstance(found.obj, Bound) else None
+                reached = _reaches(model, func, setting, memo) if func is not None else None
+                if reached is None:
+                    continue
+                where, call, trail = reached
+                if (where, call.span) not in reported:
+                    reported.add((where, call.span))
+                    name = scope.rpartition(".")[2]
+                    step = Step(module, site.span, f"called after the `set_start_method(...)` of line {first}")
+                    yield finding(model, CODE, where, call.span,
+                                  f"Second `set_start_method(...)` (`{name}` set it at line {first} before calling "
+                                  f"this) raises {ERROR}: remove one or pass `force=True`", (step,) + trail)
                 break
 
 

@@ -50,8 +50,8 @@ def calls_of(model: "Model", func: Func, self_obj=None, bound=None) -> Iterator[
     if summary is None:
         return
     function = summary.functions.get(func.qualname)
-    ctx = Ctx(func.module, func.qualname, bound[0], bound[1], self_obj, 1) if bound else \
-        Ctx(func.module, func.qualname, None, None, self_obj)  # ``bound``: a partial's call binds the parameters
+    ctx = Ctx(func.module, func.qualname, bound.call, bound.caller, self_obj, bound.shift) if bound else \
+        Ctx(func.module, func.qualname, None, None, self_obj)  # ``bound``: the call binding the parameters
     for index in sites_in_scope(model.project, func.module, func.qualname):
         site = summary.calls[index]
         if main_process_only(function, site.span):

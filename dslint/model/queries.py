@@ -26,7 +26,7 @@ from ..analysis.values import (Attr, Call, Const, DictDisplay, FunctionRef, Impo
 from . import externals, mmconfig
 from .effects import main_process_only
 from . import loaders as loader_facts
-from .libraries import HOOKS, matches
+from .libraries import CONTEXT, HOOKS, matches
 from .objects import (
     Lit,
     Batch,
@@ -194,7 +194,16 @@ class WorkerFunction(NamedTuple):
     self_obj: object
     role: str  # dataset | collate_fn | worker_init_fn | transform | called
     trail: Trail
-    bound: Optional[Tuple[SiteRef, Ctx]] = None  # the ``functools.partial(func, ...)`` call binding its arguments
+    # the context binding its parameters: the ``functools.partial(func, ...)`` holding it, or the
+    # call that reached it from a worker function whose instance or arguments are known
+    bound: Optional[Ctx] = None
+
+    def ctx(self) -> Ctx:
+        """The context its body is evaluated in."""
+        bound = self.bound
+        if bound is None:
+            return Ctx(self.func.module, self.func.qualname, None, None, self.self_obj)
+        return Ctx(self.func.module, self.func.qualname, bound.call, bound.caller, self.self_obj, bound.shift)
 
 
 class Model:
@@ -1222,8 +1231,9 @@ class Model:
             method = self.resolver.method(obj.cls, "__call__")
             return [WorkerFunction(method, obj, role, trail)] if method is not None else []
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "functools.partial" and obj.site:
-            bound = (obj.site, obj.ctx or Ctx(obj.site.module, self.project.call(obj.site).scope))
-            return [WorkerFunction(found.obj, None, role, trail + found.trail, bound)  # its keywords bind parameters
+            held = obj.ctx or Ctx(obj.site.module, self.project.call(obj.site).scope)
+            return [WorkerFunction(found.obj, None, role, trail + found.trail,  # its arguments bind parameters
+                                   Ctx(found.obj.module, found.obj.qualname, obj.site, held, None, 1))
                     for found in self.resolver.keyword_at(obj.site, obj.ctx, "func", 0) or ()
                     if isinstance(found.obj, Func)]
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
@@ -1240,9 +1250,11 @@ class Model:
 
     def worker_closure(self, entries: List[WorkerFunction]) -> List[WorkerFunction]:
         """Entries and everything they call (project code only), breadth first; not what they
-        call only on a path the main process alone takes."""
+        call only on a path the main process alone takes. A function called from one whose
+        instance or arguments are known is bound to that call's arguments (``_get_pixels(...,
+        device=self.device)`` in the worker's own transform), not to every caller's."""
         result: List[WorkerFunction] = []
-        seen: Set[Tuple[Func, object]] = set()
+        seen: Set[Tuple[Func, object, object]] = set()
         queue = list(entries)
         while queue and len(result) < MAX_WORKER_FUNCTIONS:
             entry = queue.pop(0)
@@ -1257,11 +1269,14 @@ class Model:
                 if main_process_only(function, span):
                     continue  # ``if get_worker_info() is None: self._decode_all(...)``: not in a worker
                 step = Step(entry.func.module, span, "called here")
-                queue.append(WorkerFunction(callee[0], callee[1], "called", entry.trail + (step,)))
+                known = callee[1] is None and (entry.self_obj is not None or entry.bound is not None)
+                bound = Ctx(callee[0].module, callee[0].qualname, callee[2], entry.ctx()) if known else None
+                queue.append(WorkerFunction(callee[0], callee[1], "called", entry.trail + (step,), bound))
         return result
 
     def callees(self, func: Func, self_obj) -> List[Tuple[Func, object, SiteRef]]:
-        """Project functions called from ``func`` (with the instance for methods)."""
+        """Project functions called from ``func`` (with the instance for methods), also those a
+        library callable it calls was built with (the transforms of a ``Compose``)."""
         out = []
         summary = self.project.summary(func.module)
         if summary is None:
@@ -1285,6 +1300,10 @@ class Model:
                     method = self.resolver.method(obj.cls, "__call__")
                     if method is not None:
                         out.append((method, obj, ref))
+                elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
+                    # a library callable built from project ones (``self.base_transform(x)`` holding a
+                    # ``Compose([Blur(), ...])``): calling it runs what it was built with
+                    out.extend((entry.func, entry.self_obj, ref) for entry in self.callable_entries(obj, "called", ()))
             if not any(isinstance(found.obj, (Func, Bound)) for found in targets):
                 out.extend(self._callbacks(site, ref, ctx, self_obj))
         return out
@@ -1530,7 +1549,8 @@ class Model:
         return None
 
     def start_method_calls(self) -> List[Tuple[str, int, Optional[str]]]:
-        """(module, call index, literal method) of every ``set_start_method`` call."""
+        """(module, call index, literal method) of every ``set_start_method`` call; not that of a
+        context (``mp.get_context("fork").set_start_method(...)`` sets nothing: it raises)."""
         found = getattr(self, "_start_methods", None)
         if found is None:
             found = []
@@ -1538,7 +1558,7 @@ class Model:
                 site = self.project.call(ref)
                 ctx = Ctx(ref.module, site.scope)
                 names = [f.obj.qualname for f in self.resolver.eval(site.func, ctx) if isinstance(f.obj, Ext)]
-                if not any(n.endswith("set_start_method") for n in names):
+                if not any(n.endswith("set_start_method") and CONTEXT not in n for n in names):
                     continue
                 method = None
                 if site.args:
