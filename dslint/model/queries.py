@@ -733,8 +733,8 @@ class Model:
         """What the main process does once per epoch (in the loop ``repeat`` or the function
         called once per epoch, and in the functions they call) to an object the loader's
         workers use: assigning one of its attributes (``loader.dataset.epoch = e``) or calling
-        one of its methods that assigns ``self.<attr>`` (``dataset.set_epoch(e)``), where the
-        workers' code reads that attribute."""
+        one of its methods that assigns ``self.<attr>`` (``dataset.set_epoch(e)``), itself or
+        through a helper it calls on ``self``, where the workers' code reads that attribute."""
         state = self.worker_state(loader)
         if not state:
             return []
@@ -808,10 +808,10 @@ class Model:
                 continue
             for obj, reads in self._state_objects(site.func.base, ctx, state):
                 method = self.resolver.method(obj.cls, site.func.name)
-                for attr, store in self._assigned_by(method):
+                for attr, store, via in self._assigned_by(method, obj):
                     if attr in reads:
-                        assigned = Step(method.module, store.span, f"`self.{attr}` assigned here")
-                        found.append(DatasetChange(module, site.span, obj, attr, False, trail + (assigned,)))
+                        assigned = Step(store[0], store[1].span, f"`self.{attr}` assigned here")
+                        found.append(DatasetChange(module, site.span, obj, attr, False, trail + via + (assigned,)))
         return found
 
     def _state_objects(self, value, ctx: Ctx, state) -> List[Tuple[Inst, Set[str]]]:
@@ -823,13 +823,22 @@ class Model:
                 out.append(state[(obj.cls, obj.site)])
         return out
 
-    def _assigned_by(self, method: Optional[Func]) -> List[Tuple[str, object]]:
-        """(attribute, store) for every ``self.<attribute> = ...`` in ``method``'s own body."""
+    def _assigned_by(self, method: Optional[Func], obj: Inst, depth: int = 2) -> List[Tuple[str, object, Trail]]:
+        """(attribute, (module, store), calls leading there) for every ``self.<attribute> = ...``
+        in ``method``'s body and in the methods it calls on the same object, ``depth`` calls
+        down: a setter that rebuilds the state through a helper (``self._build()``) changes it too."""
         if method is None:
             return []
         owner = Cls(method.module, method.qualname.rpartition(".")[0])
-        return [(attr, store) for attr, stores in self.resolver.self_stores(owner).items()
-                for function, store in stores if function.qualname == method.qualname and store.kind != "del"]
+        found = [(attr, (method.module, store), ()) for attr, stores in self.resolver.self_stores(owner).items()
+                 for function, store in stores if function.qualname == method.qualname and store.kind != "del"]
+        if depth > 0:
+            for callee, bound, ref in self.callees(method, obj):
+                if bound == obj and callee != method:
+                    step = Step(ref.module, self.project.call(ref).span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
+                    found.extend((attr, store, (step,) + via) for attr, store, via in
+                                 self._assigned_by(callee, obj, depth - 1))
+        return found
 
     def distributed_training(self, iteration: Iteration) -> Optional[Tuple[Step, Step]]:
         """(the call of the model, where it is wrapped) when the loop of ``iteration`` trains
