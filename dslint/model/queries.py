@@ -2130,7 +2130,8 @@ NUMBERS = frozenset({"builtins.int", "builtins.float"})
 
 def _tensor_items(model: Model, dataset: Inst) -> bool:
     """Whether every item the project dataset's ``__getitem__`` returns is a tensor or a number
-    (``torch.from_numpy(x), int(label)``): the default collate function makes each a tensor."""
+    (``torch.from_numpy(x), int(label)``, ``{"image": self.tf(img)}`` with a ``Compose`` ending
+    in ``ToTensor()``): the default collate function makes each a tensor."""
     method = model.resolver.method(dataset.cls, "__getitem__")
     function = model.project.function(method.module, method.qualname) if method is not None else None
     if function is None or function.is_generator or not function.returns \
@@ -2146,8 +2147,48 @@ def _tensor_items(model: Model, dataset: Inst) -> bool:
                                           for f in model.resolver.eval(calls[part.index].func, ctx)):
                 continue
             results = model.resolver.eval(part, ctx)
-            if not results or not all(_made_tensor(f.obj) for f in results):
+            if not results or not all(_made_tensor(f.obj) or _transformed_tensor(model, f.obj) for f in results):
                 return False
+    return True
+
+
+# torchvision transforms whose output is a tensor whatever they are given (they convert to one,
+# or accept nothing else); v2's others pass what they do not handle through unchanged
+TENSOR_TRANSFORMS = frozenset({
+    "torchvision.transforms.ToTensor", "torchvision.transforms.PILToTensor", "torchvision.transforms.Normalize",
+    "torchvision.transforms.ConvertImageDtype", "torchvision.transforms.v2.ToImage",
+    "torchvision.transforms.v2.PILToTensor", "torchvision.transforms.v2.ToTensor"})
+COMPOSES = frozenset({"torchvision.transforms.Compose", "torchvision.transforms.v2.Compose"})
+
+
+def _transformed_tensor(model: Model, obj) -> bool:
+    """Whether ``obj`` is what calling such a transform returns (``ToTensor()(img)``), or a
+    ``Compose`` whose last step is one (``self.tf(img)`` with ``self.tf = Compose([Resize(64),
+    ToTensor()])``): every transform the object may be must end in a tensor."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname.endswith("()")) or obj.site is None:
+        return False
+    site = model.project.call(obj.site)
+    called = model.resolver.eval(site.func, obj.ctx or Ctx(obj.site.module, site.scope))
+    return bool(called) and all(_tensor_transform(model, f.obj, 0) for f in called)
+
+
+def _tensor_transform(model: Model, transform, depth: int) -> bool:
+    if not (isinstance(transform, Inst) and isinstance(transform.cls, Ext)) or depth > 3:
+        return False
+    if transform.cls.qualname in TENSOR_TRANSFORMS:
+        return True
+    if transform.cls.qualname not in COMPOSES or transform.site is None:
+        return False
+    steps = model.resolver.keyword_at(transform.site, transform.ctx, "transforms", 0)
+    for found in steps or UNKNOWN_RESULT:  # the display's last item, when nothing is appended to it later
+        display = found.obj
+        if not (isinstance(display, Container) and type(display.value) is Seq and display.value.kind in ("list", "tuple")
+                and display.value.items and type(display.value.items[-1]) is not Starred
+                and not model.resolver.appended(display)):
+            return False
+        last = model.resolver.eval(display.value.items[-1], display.ctx)
+        if not last or not all(_tensor_transform(model, f.obj, depth + 1) for f in last):
+            return False
     return True
 
 
