@@ -74,7 +74,7 @@ class Scope:
     __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "self_item_stores", "self_inert", "self_used",
                  "returns",
                  "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills",
-                 "positive", "capped", "param_tests")
+                 "positive", "capped", "param_tests", "tests")
 
     def __init__(self, kind: str, qualname: str, self_name: Optional[str] = None):
         self.kind = kind
@@ -101,6 +101,7 @@ class Scope:
         self.positive: List[Tuple[Tuple[str, ...], int, int]] = []
         self.capped: List[Tuple[int, int, int, Value, int]] = []
         self.param_tests: List[Tuple[int, str, str]] = []
+        self.tests: List[Tuple[Value, Span]] = []
 
     def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
         return {name: tuple(items) for name, items in self.bindings.items()}
@@ -136,6 +137,7 @@ class Extractor:
             ast.If: self._if, ast.With: self._with, ast.AsyncWith: self._with, ast.Try: self._try,
             ast.Expr: self._expr_stmt, ast.Import: self._import, ast.ImportFrom: self._import_from,
             ast.Global: self._global, ast.Nonlocal: self._nonlocal, ast.Delete: self._delete,
+            ast.Assert: self._assert,
         }
         if hasattr(ast, "TryStar"):
             self.stmt_dispatch[ast.TryStar] = self._try
@@ -406,6 +408,7 @@ class Extractor:
         summary.positive = tuple(scope.positive)
         summary.capped = tuple(scope.capped)
         summary.param_tests = tuple(scope.param_tests)
+        summary.tests = tuple(scope.tests)
         summary.is_generator = scope.generator
         summary.loads = frozenset(scope.loads)
         summary.attr_loads = frozenset(scope.attr_loads)
@@ -486,9 +489,21 @@ class Extractor:
         self.loop = saved
         self.branch(node.orelse)
 
+    def _test(self, test: ast.AST) -> None:
+        """Record the test of an ``if``/``while``/``assert``: what it reads decides nothing for
+        the model but is a read (``if dataset.skipped > 10:``)."""
+        value = self.expr(test)
+        if self.scope.kind == "function":
+            self.scope.tests.append((value, self.span(test)))
+
+    def _assert(self, node: ast.Assert) -> None:
+        self._test(node.test)
+        if node.msg is not None:
+            self.expr(node.msg)
+
     def _while(self, node: ast.While) -> None:
         test_span = self.span(node.test)
-        self.expr(node.test)
+        self._test(node.test)
         start = self.span(node)
         header = Span(start.row, start.col, test_span.end_row, test_span.end_col)
         index = self._loop_record("while", None, None, header, self.span(node.body[0]) if node.body else None,
@@ -517,10 +532,10 @@ class Extractor:
             return
         if not node.orelse and not self.reporting and all(_reports(stmt) for stmt in node.body):
             self.reporting = True  # ``if self.seen % 1000 == 0: log.debug(...)``
-            self.expr(node.test)
+            self._test(node.test)
             self.reporting = False
         else:
-            self.expr(node.test)
+            self._test(node.test)
         main = self._main_process_test(node.test)
         if main is not None:
             taken = node.body if main else node.orelse

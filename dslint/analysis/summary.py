@@ -138,6 +138,7 @@ class FunctionSummary:
     capped: Tuple[Tuple[int, int, int, Value, int], ...] = ()
     # (block, parameter, what holds there: none | not none | falsy | truthy) of ``if p is None:`` and the like
     param_tests: Tuple[Tuple[int, str, str], ...] = ()
+    tests: Tuple[Tuple[Value, Span], ...] = ()  # (value, span) of the tests of its ``if``, ``while`` and ``assert``
 
 
 @dataclass

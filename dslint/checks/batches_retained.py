@@ -9,7 +9,8 @@ descriptor per kept tensor, until ``RuntimeError: Too many open files`` (``recei
 of ancdata`` in older versions) after enough batches. Copies (``.clone()``, ``.tolist()``,
 ``.item()``, ``.cuda()``) release them. The kept value must be known to be a tensor (a
 tensor-only method on it, the container concatenated by torch, or a dataset whose items are
-tensors and numbers batched by the default collate function); how the container is used
+tensors and numbers batched by the default collate function, an image passed through a
+``Compose([..., ToTensor()])`` included); how the container is used
 later does not matter, keeping it is what holds the descriptors.
 """
 

@@ -142,24 +142,47 @@ def _main_reader(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]):
 
 def _outside_reader(model: Model, obj: Inst, attr: str):
     """(function name, module, span) of main-process code outside the class reading
-    ``obj.attr`` in a call's arguments (``log.info("%d skipped", ds.num_corrupt)``) or calling
+    ``obj.attr``: in a call's arguments (``log.info("%d skipped", ds.num_corrupt)``), calling
     one of its methods that does not only store into it (``ds.stats.most_common(5)``, not
-    ``ds.stats.clear()``). Not an ``__init__``: what builds an object around the dataset reads
-    it before any worker starts."""
+    ``ds.stats.clear()``), or in any other value the function computes: an assignment
+    (``n = ds.seen``), a test (``if ds.seen > 10:``), a comparison, arithmetic or f-string
+    inside them, what it returns or iterates. Not an ``__init__``: what builds an object around
+    the dataset reads it before any worker starts."""
     in_workers = _worker_funcs(model)
     for info in model.project.eager_modules():
-        for qualname, function in info.summary.functions.items():
+        summary = info.summary
+        for qualname, function in summary.functions.items():
             if attr not in function.attr_loads or Func(info.key, qualname) in in_workers or function.name == "__init__":
                 continue
             ctx = Ctx(info.key, qualname)
-            for index in sites_in_scope(model.project, info.key, qualname):
-                site = info.summary.calls[index]
-                receiver = [site.func.base] if type(site.func) is Attr and site.func.name not in MAIN_STORES else []
-                for value in _attribute_reads([*receiver, *site.args, *(v for _, v in site.keywords)], attr):
+            for values, span in _values_read(model, info.key, summary, qualname, function):
+                for value in _attribute_reads(values, attr):
                     if any(isinstance(f.obj, Inst) and f.obj.cls == obj.cls and f.obj.site == obj.site
                            for f in model.resolver.eval(value.base, ctx)):  # the same dataset, built there
-                        return function.name, info.key, site.span
+                        return function.name, info.key, span
     return None
+
+
+def _values_read(model: Model, module: str, summary, qualname: str, function):
+    """(values, span) the function reads: its calls' receivers (but for a method that only
+    stores into it) and arguments, the values it binds, stores, tests, iterates and returns."""
+    for index in sites_in_scope(model.project, module, qualname):
+        site = summary.calls[index]
+        receiver = [site.func.base] if type(site.func) is Attr and site.func.name not in MAIN_STORES else []
+        yield [*receiver, *site.args, *(v for _, v in site.keywords)], site.span
+    for bindings in function.bindings.values():
+        for binding in bindings:
+            if binding.kind not in ("def", "class", "import"):
+                yield [binding.value], binding.span
+    for store in summary.stores:
+        if store.scope == qualname and store.kind != "del":
+            yield [store.value], store.span
+    for loop in summary.loops:
+        if loop.scope == qualname and loop.iter is not None:
+            yield [loop.iter], loop.span
+    for value, span in function.tests:
+        yield [value], span
+    yield function.returns, function.span
 
 
 def _attribute_reads(values, attr: str, depth: int = 0):
@@ -167,7 +190,7 @@ def _attribute_reads(values, attr: str, depth: int = 0):
     for value in values:
         if type(value) is Attr and value.name == attr:
             yield value
-        elif depth < 3 and isinstance(value, tuple):
+        elif depth < 8 and isinstance(value, tuple):
             yield from _attribute_reads([v for v in value if isinstance(v, tuple)], attr, depth + 1)
 
 

@@ -742,8 +742,8 @@ class Model:
         """What the main process does once per epoch (in the loop ``repeat`` or the function
         called once per epoch, and in the functions they call) to an object the loader's
         workers use: assigning one of its attributes (``loader.dataset.epoch = e``) or calling
-        one of its methods that assigns ``self.<attr>`` (``dataset.set_epoch(e)``), where the
-        workers' code reads that attribute."""
+        one of its methods that assigns ``self.<attr>`` (``dataset.set_epoch(e)``), itself or
+        through a helper it calls on ``self``, where the workers' code reads that attribute."""
         state = self.worker_state(loader)
         if not state:
             return []
@@ -817,10 +817,10 @@ class Model:
                 continue
             for obj, reads in self._state_objects(site.func.base, ctx, state):
                 method = self.resolver.method(obj.cls, site.func.name)
-                for attr, store in self._assigned_by(method):
+                for attr, store, via in self._assigned_by(method, obj):
                     if attr in reads:
-                        assigned = Step(method.module, store.span, f"`self.{attr}` assigned here")
-                        found.append(DatasetChange(module, site.span, obj, attr, False, trail + (assigned,)))
+                        assigned = Step(store[0], store[1].span, f"`self.{attr}` assigned here")
+                        found.append(DatasetChange(module, site.span, obj, attr, False, trail + via + (assigned,)))
         return found
 
     def _state_objects(self, value, ctx: Ctx, state) -> List[Tuple[Inst, Set[str]]]:
@@ -832,13 +832,22 @@ class Model:
                 out.append(state[(obj.cls, obj.site)])
         return out
 
-    def _assigned_by(self, method: Optional[Func]) -> List[Tuple[str, object]]:
-        """(attribute, store) for every ``self.<attribute> = ...`` in ``method``'s own body."""
+    def _assigned_by(self, method: Optional[Func], obj: Inst, depth: int = 2) -> List[Tuple[str, object, Trail]]:
+        """(attribute, (module, store), calls leading there) for every ``self.<attribute> = ...``
+        in ``method``'s body and in the methods it calls on the same object, ``depth`` calls
+        down: a setter that rebuilds the state through a helper (``self._build()``) changes it too."""
         if method is None:
             return []
         owner = Cls(method.module, method.qualname.rpartition(".")[0])
-        return [(attr, store) for attr, stores in self.resolver.self_stores(owner).items()
-                for function, store in stores if function.qualname == method.qualname and store.kind != "del"]
+        found = [(attr, (method.module, store), ()) for attr, stores in self.resolver.self_stores(owner).items()
+                 for function, store in stores if function.qualname == method.qualname and store.kind != "del"]
+        if depth > 0:
+            for callee, bound, ref in self.callees(method, obj):
+                if bound == obj and callee != method:
+                    step = Step(ref.module, self.project.call(ref).span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
+                    found.extend((attr, store, (step,) + via) for attr, store, via in
+                                 self._assigned_by(callee, obj, depth - 1))
+        return found
 
     def distributed_training(self, iteration: Iteration) -> Optional[Tuple[Step, Step]]:
         """(the call of the model, where it is wrapped) when the loop of ``iteration`` trains
@@ -2141,7 +2150,8 @@ NUMBERS = frozenset({"builtins.int", "builtins.float"})
 
 def _tensor_items(model: Model, dataset: Inst) -> bool:
     """Whether every item the project dataset's ``__getitem__`` returns is a tensor or a number
-    (``torch.from_numpy(x), int(label)``): the default collate function makes each a tensor."""
+    (``torch.from_numpy(x), int(label)``, ``{"image": self.tf(img)}`` with a ``Compose`` ending
+    in ``ToTensor()``): the default collate function makes each a tensor."""
     method = model.resolver.method(dataset.cls, "__getitem__")
     function = model.project.function(method.module, method.qualname) if method is not None else None
     if function is None or function.is_generator or not function.returns \
@@ -2157,8 +2167,48 @@ def _tensor_items(model: Model, dataset: Inst) -> bool:
                                           for f in model.resolver.eval(calls[part.index].func, ctx)):
                 continue
             results = model.resolver.eval(part, ctx)
-            if not results or not all(_made_tensor(f.obj) for f in results):
+            if not results or not all(_made_tensor(f.obj) or _transformed_tensor(model, f.obj) for f in results):
                 return False
+    return True
+
+
+# torchvision transforms whose output is a tensor whatever they are given (they convert to one,
+# or accept nothing else); v2's others pass what they do not handle through unchanged
+TENSOR_TRANSFORMS = frozenset({
+    "torchvision.transforms.ToTensor", "torchvision.transforms.PILToTensor", "torchvision.transforms.Normalize",
+    "torchvision.transforms.ConvertImageDtype", "torchvision.transforms.v2.ToImage",
+    "torchvision.transforms.v2.PILToTensor", "torchvision.transforms.v2.ToTensor"})
+COMPOSES = frozenset({"torchvision.transforms.Compose", "torchvision.transforms.v2.Compose"})
+
+
+def _transformed_tensor(model: Model, obj) -> bool:
+    """Whether ``obj`` is what calling such a transform returns (``ToTensor()(img)``), or a
+    ``Compose`` whose last step is one (``self.tf(img)`` with ``self.tf = Compose([Resize(64),
+    ToTensor()])``): every transform the object may be must end in a tensor."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname.endswith("()")) or obj.site is None:
+        return False
+    site = model.project.call(obj.site)
+    called = model.resolver.eval(site.func, obj.ctx or Ctx(obj.site.module, site.scope))
+    return bool(called) and all(_tensor_transform(model, f.obj, 0) for f in called)
+
+
+def _tensor_transform(model: Model, transform, depth: int) -> bool:
+    if not (isinstance(transform, Inst) and isinstance(transform.cls, Ext)) or depth > 3:
+        return False
+    if transform.cls.qualname in TENSOR_TRANSFORMS:
+        return True
+    if transform.cls.qualname not in COMPOSES or transform.site is None:
+        return False
+    steps = model.resolver.keyword_at(transform.site, transform.ctx, "transforms", 0)
+    for found in steps or UNKNOWN_RESULT:  # the display's last item, when nothing is appended to it later
+        display = found.obj
+        if not (isinstance(display, Container) and type(display.value) is Seq and display.value.kind in ("list", "tuple")
+                and display.value.items and type(display.value.items[-1]) is not Starred
+                and not model.resolver.appended(display)):
+            return False
+        last = model.resolver.eval(display.value.items[-1], display.ctx)
+        if not last or not all(_tensor_transform(model, f.obj, depth + 1) for f in last):
+            return False
     return True
 
 
