@@ -15,7 +15,7 @@ from ..analysis.values import Starred
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Managed
+from ..model.objects import Managed, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -37,27 +37,48 @@ def moved_by_library(model: Model, loader) -> bool:
 
 
 def check(model: Model) -> Iterator[Finding]:
+    by_line = {}
+    for move in _blocking_moves(model):
+        by_line.setdefault((move.module, move.site.span.row), []).append(move)
+    for moves in by_line.values():
+        yield _finding(model, sorted(moves, key=lambda m: m.site.span.col))
+
+
+def _blocking_moves(model: Model):
+    """Copies without ``non_blocking=True`` of batches from ``pin_memory=True`` loaders."""
     reported: Set[Tuple[str, int]] = set()
     for move in model.batch_moves():
         if move.non_blocking != "false" or (move.module, move.index) in reported:
             continue
-        loader = move.loader
-        if moved_by_library(model, loader):
+        if moved_by_library(model, move.loader):
             continue
-        pin = model.value(loader, "pin_memory")
-        if truthiness(pin) != "true":
+        if truthiness(model.value(move.loader, "pin_memory")) != "true":
             continue
         reported.add((move.module, move.index))
-        built = loaders.construction_step(model.resolver, loader, "the pinned loader is built here")
-        pin_step = next((s for f in pin for s in f.trail[:1]), None)
-        yield finding(
-            model, CODE, move.module, move.site.span,
-            f"Batch from a `pin_memory=True` loader ({where(model, built, move.module)}) is copied with "
-            f"`.{move.method}(...)` without `non_blocking=True`, so the copy cannot overlap compute: "
-            f"add `non_blocking=True`",
-            (built, pin_step) + tuple(move.trail),
-            fixable=_fixable(move),
-        )
+        yield move
+
+
+def _finding(model: Model, moves) -> Finding:
+    """One finding per line (``x, y = x.to(dev), y.to(dev)`` is one place to fix): at its first
+    copy, with the others as related locations, all of them fixed together."""
+    move = moves[0]
+    pin = model.value(move.loader, "pin_memory")
+    built = loaders.construction_step(model.resolver, move.loader, "the pinned loader is built here")
+    pin_step = next((s for f in pin for s in f.trail[:1]), None)
+    others = tuple(Step(other.module, other.site.span, f"`.{other.method}(...)` also copied here without `non_blocking`")
+                   for other in moves[1:])
+    copies = f"`.{move.method}(...)`" if len(moves) == 1 else \
+        " and ".join(dict.fromkeys(f"`.{m.method}(...)`" for m in moves)) + f" ({len(moves)} copies on this line)"
+    fixable = [other for other in moves[1:] if _fixable(other)]
+    return finding(
+        model, CODE, move.module, move.site.span,
+        f"Batch from a `pin_memory=True` loader ({where(model, built, move.module)}) is copied with "
+        f"{copies} without `non_blocking=True`, so the copy cannot overlap compute: add `non_blocking=True`",
+        (built, pin_step) + others + tuple(move.trail),
+        fixable=_fixable(move),
+        **({"also": tuple((m.site.span.row, m.site.span.col, m.site.span.end_row, m.site.span.end_col)
+                          for m in fixable)} if fixable else {}),
+    )
 
 
 # positional arguments before ``non_blocking``: ``cuda(device, non_blocking)``,

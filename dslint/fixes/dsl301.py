@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..checks.pin_without_non_blocking import POSITIONAL_NON_BLOCKING
+from ..analysis.summary import Span
 from ..diagnostics import Finding
 from .base import Decline, FileContext, FixPlan, finding_span
 
@@ -39,7 +40,16 @@ def add_non_blocking(call: cst.Call) -> cst.Call:
 
 
 def plan(ctx: FileContext, item: Finding) -> FixPlan:
-    call = ctx.node_for(finding_span(item), cst.Call)
+    call = _copy_call(ctx, finding_span(item))
+    fix = FixPlan(CODE, "Add `non_blocking=True`", "safe", key=(CODE, id(call)))
+    fix.on_node(call, add_non_blocking)
+    for span in dict(item.data).get("also", ()):  # the other copies of the same line
+        fix.on_node(_copy_call(ctx, Span(*span)), add_non_blocking)
+    return fix
+
+
+def _copy_call(ctx: FileContext, span: Span) -> cst.Call:
+    call = ctx.node_for(span, cst.Call)
     if not isinstance(call.func, cst.Attribute) or call.func.attr.value not in POSITIONAL_NON_BLOCKING:
         raise Decline("not a .to/.cuda/.type call")
     if any(a.star for a in call.args):
@@ -47,6 +57,4 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     positional = [a for a in call.args if a.keyword is None]
     if len(positional) > POSITIONAL_NON_BLOCKING[call.func.attr.value]:
         raise Decline("non_blocking given by position")
-    fix = FixPlan(CODE, "Add `non_blocking=True`", "safe", key=(CODE, id(call)))
-    fix.on_node(call, add_non_blocking)
-    return fix
+    return call
