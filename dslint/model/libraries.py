@@ -35,6 +35,7 @@ from .objects import (
     SiteRef,
     Step,
     Top,
+    join,
 )
 from . import mmconfig
 
@@ -456,8 +457,6 @@ class Libraries:
 
     def wrapped_iterables(self, resolver: "Resolver", inst: Inst) -> Optional[Results]:
         """What an iteration wrapper (``enumerate(x)``, ``tqdm(x)``, ``zip(a, b)``) goes through."""
-        from .resolver import join
-
         last = inst.cls.qualname.rpartition(".")[2]
         if inst.site is None or (last not in ITERATION_WRAPPERS and last not in ITERATION_WRAPPERS_ALL):
             return None
@@ -469,8 +468,6 @@ class Libraries:
         return join(resolver.eval(arg, ctx) for arg in args)
 
     def iterate(self, resolver: "Resolver", inst: Inst) -> Optional[Results]:
-        from .resolver import join
-
         if inst.site is None:
             return None
         wrapped = self.wrapped_iterables(resolver, inst)
@@ -503,8 +500,6 @@ class Libraries:
         """Part ``index`` of ``HfArgumentParser((A, B)).parse_args_into_dataclasses()``: an
         instance of the dataclass at that place, its fields at their defaults (what the
         script runs with unless a flag sets them)."""
-        from .resolver import join
-
         site = resolver.project.call(parsed.site)
         ctx = parsed.ctx or Ctx(parsed.site.module, site.scope)
         parts = []

@@ -9,7 +9,7 @@ small hashable tuples so results can be memoised and compared.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, NamedTuple, Optional, Tuple, Union
 
 from ..analysis.summary import Span
 from ..analysis.values import distinct_types
@@ -296,6 +296,39 @@ class Found(NamedTuple):
 
 Results = Tuple[Found, ...]
 UNKNOWN_RESULT: Results = (Found(TOP),)
+
+
+MAX_RESULTS = 24  # objects per answer; beyond, the answer also says Top
+MAX_TRAIL = 8
+
+
+# Answers are combined here, beside what they are made of, so that the modules the resolver
+# itself imports (the library table, the outside calls) use them without importing it.
+def join(parts: Iterable[Results]) -> Results:
+    """Union of answers, one entry per object (the first trail wins), capped in width."""
+    parts = parts if type(parts) is list else list(parts)
+    if len(parts) == 1 and type(parts[0]) is tuple and len(parts[0]) <= 1:
+        return parts[0]  # one answer of at most one object: already what the union would be
+    seen: Dict[Obj, Found] = {}
+    keep = seen.setdefault  # one hash of the object per entry: the first one found stays
+    for part in parts:
+        for found in part:
+            keep(found[0], found)
+    if len(seen) > MAX_RESULTS:
+        kept = list(seen.values())[:MAX_RESULTS]
+        return tuple(kept) + UNKNOWN_RESULT
+    return tuple(seen.values())
+
+
+def one(obj: Obj, trail: Trail = ()) -> Results:
+    return (Found(obj, trail),)
+
+
+def extend(results: Results, step: Optional[Step]) -> Results:
+    """The same answer with ``step`` prepended to each trail (the hop that led here)."""
+    if step is None:
+        return results
+    return tuple(Found(f.obj, ((step,) + f.trail)[:MAX_TRAIL]) for f in results)
 
 
 def objects(results: Results):

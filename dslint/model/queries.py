@@ -17,15 +17,19 @@ Rules combine these with the resolver's answers; they hold no facts of their own
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop, Span
-from ..analysis.values import Attr, Call, Const, DictDisplay, Imported, Item, Name, Op, Part, Seq, Starred, dotted, last_name
+from ..analysis.values import (Attr, Call, Const, DictDisplay, Imported, Item, Name, Op, Part, Seq, Starred, dotted, last_name,
+                               same_value)
 from . import externals, mmconfig
-from .effects import main_process_only
+from .effects import SHARDING_NAMES, main_process_only
+from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
-from .libraries import HOOKS, matches
+from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, POOL_INITIALIZERS, PROCESS_CLASSES, PROCESS_STARTERS,
+                        PROCESS_TARGET_NAMES, entry_point, matches, process_target, split_entry_point, without_context)
 from .objects import (
     Lit,
     Batch,
@@ -45,7 +49,7 @@ from .objects import (
     UNKNOWN_RESULT,
 )
 from .project import Project, sites_in_scope
-from .resolver import Resolver, extend, join
+from .resolver import Resolver, extend, join, reaching
 
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
@@ -994,8 +998,6 @@ class Model:
         return memo[key]
 
     def _binding_mentions_rank(self, module: str, scope: str, name: str, depth: int) -> bool:
-        from ..analysis.summary import Span
-
         function = self.project.function(module, scope) if scope else None
         owner = function.bindings if function is not None else self.project.summary(module).bindings
         for binding in owner.get(name, ())[:8]:
@@ -1036,8 +1038,6 @@ class Model:
         return found
 
     def _moves_at(self, ref: SiteRef, method: str) -> List[Move]:
-        from .externals import device_target
-
         site = self.project.call(ref)
         if not isinstance(site.func, Attr):
             return []
@@ -1099,8 +1099,6 @@ class Model:
         return False
 
     def _non_blocking(self, site: CallSite, ref: SiteRef, ctx: Ctx, method: str) -> str:
-        from .externals import truthiness
-
         for name, value in site.keywords:
             if name == "non_blocking":
                 return truthiness(self.resolver.eval(value, ctx))
@@ -1113,8 +1111,6 @@ class Model:
             second = self.resolver.eval(site.args[1], ctx)
             if all(isinstance(f.obj, type(None)) for f in second):
                 return "false"
-            from .externals import device_kind
-
             if any(device_kind(f.obj) != "dtype" for f in second) and truthiness(second) != "unknown":
                 return truthiness(second)
         return "false"
@@ -1306,8 +1302,6 @@ class Model:
         Only in modules that import ``multiprocessing`` or ``concurrent``, at module level or in
         a function (where such a call can be), or where the call names it
         (``torch.multiprocessing.spawn`` after ``import torch``)."""
-        from .libraries import PROCESS_TARGET_NAMES
-
         out: List[Tuple[object, str, Trail]] = []
         for name in sorted(PROCESS_TARGET_NAMES):
             for ref in self.project.calls_named(name):
@@ -1331,8 +1325,6 @@ class Model:
         the processes it starts: a target or a pool's task (``process:<starter>``), a pool's
         initializer (``initializer:<starter>``). A pool's tasks travel through a queue,
         pickled whatever the start method; targets and initializers not when forked by choice."""
-        from .libraries import POOL_INITIALIZERS, process_target, without_context
-
         plain = without_context(callee.qualname)
         starter = plain.replace("()", "")
         where = process_target(plain)
@@ -1373,8 +1365,6 @@ class Model:
     def _start_contexts(self, ref: SiteRef, qualname: str, ctx: Ctx) -> Results:
         """The start-method contexts a process starter is called with: the one it is a
         member of (``ctx.Process``), or the one its ``context=``/``mp_context=`` gives."""
-        from .libraries import CONTEXT, CONTEXT_ARGUMENTS, without_context
-
         site = self.project.call(ref)
         found: List[Found] = []
         if CONTEXT in qualname and isinstance(site.func, Attr):
@@ -1555,8 +1545,6 @@ class Model:
     def process_start(self, module: str, index: int) -> Optional[str]:
         """Why the call at ``index`` starts processes directly (None: it does not); a context's
         ``Process``/``Pool`` too, unless it forks (forked processes do not import the main module)."""
-        from .libraries import PROCESS_CLASSES, PROCESS_STARTERS, entry_point, without_context
-
         site = self.project.summary(module).calls[index]
         ctx = Ctx(module, site.scope)
         name = last_name(site.func)
@@ -1591,8 +1579,6 @@ class Model:
     def _entry_points(self) -> Dict[str, List[Tuple[str, str]]]:
         found = getattr(self, "_entry_table", None)
         if found is None:
-            from .libraries import ENTRY_POINTS, split_entry_point
-
             extra = tuple(getattr(self.settings, "trainer_entry_points", ()) or ())
             found = {}
             for entry in ENTRY_POINTS + tuple(e for e in extra if isinstance(e, str) and e.count(".") >= 2):
@@ -1730,8 +1716,6 @@ class Model:
 
     def _splitting_boundaries(self) -> Set[str]:
         """Project boundaries whose code calls a per-worker splitter (``get_worker_info``...)."""
-        from .effects import SHARDING_NAMES
-
         out = set()
         for name in SHARDING_NAMES:
             for ref in self.project.calls_named(name):
@@ -1758,8 +1742,6 @@ class Model:
     @staticmethod
     def in_tests(info) -> bool:
         """Whether a module belongs to a test suite (by its path inside its project)."""
-        import os
-
         return is_test_module(os.path.relpath(info.key, info.boundary))
 
     def all_loaders(self) -> List[object]:
@@ -1988,8 +1970,6 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
         inner = _batch_view(model, value.base, ctx, function, loader, depth + 1)
         return (inner[0], inner[1] or f"`.{value.name}`") if inner is not None else None
     if isinstance(value, Item):
-        from ..analysis.values import Const
-
         return _batch_view(model, value.base, ctx, function, loader, depth + 1) \
             if isinstance(value.key, Const) else None  # a mask or index tensor copies
     if type(value) is Part:  # ``x, y = batch``: a part of the batch
@@ -1999,8 +1979,6 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
                  if v is not None]
         return next((v for v in views if v[1]), views[0]) if views else None
     if isinstance(value, Name) and function is not None and value.id in function.bindings:
-        from .resolver import reaching
-
         trail = None
         for binding in reaching(function.bindings[value.id], value.pos, function.blocks):
             if binding.kind == "loop":
@@ -2031,8 +2009,6 @@ def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:
 
 def _concatenated(model: Model, module: str, scope: str, holder) -> str:
     """"`torch.cat(preds)`" when the container is concatenated as tensors in the same function."""
-    from ..analysis.values import same_value
-
     summary = model.project.summary(module)
     ctx = Ctx(module, scope)
     for index in sites_in_scope(model.project, module, scope):

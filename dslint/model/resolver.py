@@ -12,7 +12,7 @@ unknown stays unknown and never becomes a finding by itself.
 from __future__ import annotations
 
 import builtins
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, ClassSummary, FunctionSummary, Param
 from ..analysis.values import (
@@ -32,7 +32,9 @@ from ..analysis.values import (
     Starred,
     Value,
     FAR,
+    dotted,
     last_name,
+    root_name,
 )
 from . import externals
 from .objects import (
@@ -61,18 +63,18 @@ from .objects import (
     SiteRef,
     Step,
     Top,
-    Trail,
     Varargs,
+    extend,
+    join,
+    one,
 )
-from .project import ModuleInfo, Project
+from .project import ModuleInfo, Project, sites_in_scope
 
-MAX_RESULTS = 24  # objects per answer; beyond, the answer also says Top
 MAX_CALLERS = 12  # call sites followed for a parameter of a function called from many places
 MAX_ITEM_STORES = 200  # ``x[k] = v`` statements of a module evaluated to find dicts filled in later
 MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the callers are not all known
 MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
 MAX_EVAL_DEPTH = 70  # nested evaluations
-MAX_TRAIL = 8
 BUILTIN_NAMES = frozenset(dir(builtins))
 STATIC_DECORATORS = frozenset({"staticmethod"})
 CLASS_DECORATORS = frozenset({"classmethod"})
@@ -140,22 +142,6 @@ def _encloses(blocks, outer: int, inner: int) -> bool:
         inner = blocks[inner][0]
 
 
-def join(parts: Iterable[Results]) -> Results:
-    """Union of answers, one entry per object (the first trail wins), capped in width."""
-    parts = parts if type(parts) is list else list(parts)
-    if len(parts) == 1 and type(parts[0]) is tuple and len(parts[0]) <= 1:
-        return parts[0]  # one answer of at most one object: already what the union would be
-    seen: Dict[Obj, Found] = {}
-    keep = seen.setdefault  # one hash of the object per entry: the first one found stays
-    for part in parts:
-        for found in part:
-            keep(found[0], found)
-    if len(seen) > MAX_RESULTS:
-        kept = list(seen.values())[:MAX_RESULTS]
-        return tuple(kept) + UNKNOWN_RESULT
-    return tuple(seen.values())
-
-
 # Objects that are bags of attributes, filled by their keywords, a dict, or stores after
 # they are built: config holders (``SimpleNamespace(workers=2)``, ``__C = EasyDict()`` ...
 # ``__C.TRAIN.NUM_WORKERS = 0``, yacs' ``_C = CN()``).
@@ -183,17 +169,6 @@ def _tensor_index(keys: Results) -> bool:
     return bool(keys) and all(type(f.obj) is Batch or (type(f.obj) is Inst and type(f.obj.cls) is Ext
                                                        and f.obj.cls.qualname.startswith(("torch.", "numpy.")))
                               for f in keys)
-
-
-def one(obj: Obj, trail: Trail = ()) -> Results:
-    return (Found(obj, trail),)
-
-
-def extend(results: Results, step: Optional[Step]) -> Results:
-    """The same answer with ``step`` prepended to each trail (the hop that led here)."""
-    if step is None:
-        return results
-    return tuple(Found(f.obj, ((step,) + f.trail)[:MAX_TRAIL]) for f in results)
 
 
 class Resolver:
@@ -431,8 +406,6 @@ class Resolver:
         return Cls(module, function.scope)
 
     def _decorated(self, function: FunctionSummary, names) -> bool:
-        from ..analysis.values import dotted
-
         if not function.decorators:
             return False
         key = (id(function), id(names))  # summaries and the name sets live as long as the run
@@ -557,8 +530,6 @@ class Resolver:
     def kwargs_default(self, kwargs: Kwargs, key: str):
         """(value, call, span) of ``kw.setdefault("key", value)`` on the ``**kw`` parameter in its
         own function (``kwargs.setdefault("num_workers", 8)`` before ``super().__init__(**kwargs)``)."""
-        from .project import sites_in_scope
-
         function = self.project.function(kwargs.func.module, kwargs.func.qualname)
         name = next((p.name for p in function.params if p.kind == "kwarg"), None) if function is not None else None
         if name is None:
@@ -847,8 +818,6 @@ class Resolver:
         """The store's target starts from a module-level object its function does not bind
         (``cfg.TRAIN.NUM_WORKERS = args.workers`` in ``main()`` on the ``cfg`` a config module
         made): the same object wherever it is read."""
-        from ..analysis.values import root_name
-
         name = root_name(store.target)
         function = self.project.function(module, store.scope) if store.scope else None
         if name is None or function is None or name in function.bindings:
@@ -880,8 +849,6 @@ class Resolver:
     def _local_root(self, module: str, store) -> bool:
         """The store's target starts from a local variable its function assigned (``cfg = Cfg()``
         ... ``cfg.data.workers = 8``), not a parameter another caller may pass differently."""
-        from ..analysis.values import root_name
-
         name = root_name(store.target)
         if not store.scope and name is not None:  # a module's own object, set where it is built
             summary = self.project.summary(module)
@@ -984,8 +951,6 @@ class Resolver:
         init = self.method(cls, "__init__")
         if init is None:
             return False
-        from .project import sites_in_scope
-
         summary = self.project.summary(init.module)
         return any(isinstance(summary.calls[i].func, Attr) and summary.calls[i].func.name == "save_hyperparameters"
                    for i in sites_in_scope(self.project, init.module, init.qualname))
@@ -1012,8 +977,6 @@ class Resolver:
             if klass is None or "__init__" not in klass.methods:
                 continue
             init = self.project.function(item.module, f"{item.qualname}.__init__")
-            from .project import sites_in_scope
-
             summary = self.project.summary(item.module)
             for index in sites_in_scope(self.project, item.module, init.qualname):
                 site = summary.calls[index]
@@ -1343,8 +1306,6 @@ class Resolver:
         attrs = self._stored_display(ctx.module).get(id(container.value), ()) if not in_loops else ()
         if not names and not attrs:
             return ()
-        from .project import sites_in_scope
-
         summary = self.project.summary(ctx.module)
         parts = []
         for index in sites_in_scope(self.project, ctx.module, ctx.scope):
