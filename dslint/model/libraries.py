@@ -365,6 +365,7 @@ class Libraries:
                        for name in loader_factories)
         self.loaders = LOADERS + extra
         self._spec_memo: Dict[object, Optional[LoaderSpec]] = {}
+        self._named: Dict[Tuple[str, str], object] = {}  # (table, qualname) → entry: the tables never change
 
     # what an outside name is ---------------------------------------------------------------
     def spec_named(self, qualname: str) -> Optional[LoaderSpec]:
@@ -375,10 +376,18 @@ class Libraries:
         return found
 
     def dataset_spec(self, qualname: str) -> Optional[DatasetSpec]:
-        return next((s for s in DATASETS if matches(qualname, s.names)), None)
+        key = ("dataset", qualname)
+        found = self._named.get(key, False)
+        if found is False:
+            found = self._named[key] = next((s for s in DATASETS if matches(qualname, s.names)), None)
+        return found
 
     def trainer_spec(self, qualname: str) -> Optional[TrainerSpec]:
-        return next((s for s in TRAINERS if matches(qualname.replace("()", ""), s.names)), None)
+        key = ("trainer", qualname)
+        found = self._named.get(key, False)
+        if found is False:
+            found = self._named[key] = next((s for s in TRAINERS if matches(qualname.replace("()", ""), s.names)), None)
+        return found
 
     def loader_spec(self, resolver: "Resolver", inst: Inst) -> Optional[LoaderSpec]:
         """The spec of a loader instance: its own class, or a loader class among its bases (see
@@ -413,8 +422,12 @@ class Libraries:
     def wrapper_named(self, qualname: str) -> Optional[Wrapper]:
         """The wrapper named exactly, else one matched by package and last name: accelerate's
         ``data_loader.prepare_data_loader`` function is not ``Accelerator.prepare_data_loader``."""
-        exact = next((w for w in WRAPPERS if qualname in w.names), None)
-        return exact or next((w for w in WRAPPERS if matches(qualname, w.names)), None)
+        key = ("wrapper", qualname)
+        found = self._named.get(key, False)
+        if found is False:
+            exact = next((w for w in WRAPPERS if qualname in w.names), None)
+            found = self._named[key] = exact or next((w for w in WRAPPERS if matches(qualname, w.names)), None)
+        return found
 
     # hooks for the resolver ---------------------------------------------------------------
     def instance_attribute(self, resolver: "Resolver", inst: Inst, name: str) -> Optional[Results]:

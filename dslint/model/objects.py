@@ -48,8 +48,8 @@ class Ctx(_CtxFields):
 
     def __new__(cls, module, scope="", call=None, caller=None, self_obj=None, shift=0, level=None):
         if caller is None and self_obj is None:  # the common context: nothing nested
-            fields = (module, scope, call, None, None, shift, 0)
-            return tuple.__new__(cls, fields + (hash(("Ctx",) + fields),))
+            digest = hash(("Ctx", module, scope, call, None, None, shift, 0))
+            return tuple.__new__(cls, (module, scope, call, None, None, shift, 0, digest))
         level = 1 + max(caller.level if caller is not None else -1, level_of(self_obj) - 1)
         if level > MAX_LEVEL:
             caller = None
@@ -257,10 +257,20 @@ def nested(*classes, by_identity=()) -> None:
         make = cls.__new__
         count = len(cls._fields) - 1
         identity = tuple(cls._fields.index(name) for name in by_identity if name in cls._fields)
+        least = next(i for i, name in enumerate(cls._fields) if name in cls._field_defaults)  # fields without default
+        tail = tuple(cls._field_defaults[name] for name in cls._fields[least:count])
 
-        def __new__(klass, *args, _make=make, _count=count, _identity=identity, **kwargs):
-            fields = tuple.__getitem__(_make(klass, *args, **kwargs), slice(0, _count))
-            keyed = tuple(id(v) if i in _identity else v for i, v in enumerate(fields)) if _identity else fields
+        def __new__(klass, *args, _make=make, _count=count, _identity=identity, _least=least, _tail=tail, **kwargs):
+            if not kwargs and _least <= len(args) <= _count:  # positional: the NamedTuple's own constructor is not needed
+                fields = args + _tail[len(args) - _least:]
+            else:
+                fields = tuple.__getitem__(_make(klass, *args, **kwargs), slice(0, _count))
+            keyed = fields
+            if _identity:
+                keyed = list(fields)
+                for index in _identity:
+                    keyed[index] = id(keyed[index])
+                keyed = tuple(keyed)
             return tuple.__new__(klass, fields + (hash((klass.__name__,) + keyed),))
 
         cls.__new__ = __new__
@@ -320,15 +330,18 @@ def join(parts: Iterable[Results]) -> Results:
     return tuple(seen.values())
 
 
+_new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``__new__`` (the same object)
+
+
 def one(obj: Obj, trail: Trail = ()) -> Results:
-    return (Found(obj, trail),)
+    return (_new(Found, (obj, trail)),)
 
 
 def extend(results: Results, step: Optional[Step]) -> Results:
     """The same answer with ``step`` prepended to each trail (the hop that led here)."""
     if step is None:
         return results
-    return tuple(Found(f.obj, ((step,) + f.trail)[:MAX_TRAIL]) for f in results)
+    return tuple([_new(Found, (f[0], ((step,) + f[1])[:MAX_TRAIL])) for f in results])
 
 
 def objects(results: Results):

@@ -224,8 +224,8 @@ class Model:
         found = self._contexts.get(key)
         if found is not None:
             return found
-        self._contexts[key] = [Ctx(module, scope)]  # recursion guard
-        result = [Ctx(module, scope)]
+        self._contexts[key] = [self.resolver.context(module, scope)]  # recursion guard
+        result = [self.resolver.context(module, scope)]
         function = self.project.function(module, scope) if scope else None
         if function is not None and depth > 0:
             callers = self.resolver.callers(Func(module, scope))
@@ -239,7 +239,7 @@ class Model:
                             bound_self = caller_ctx.self_obj
                         result.append(Ctx(module, scope, site, caller_ctx, bound_self))
                 if len(result) > MAX_CONTEXTS:
-                    result = [Ctx(module, scope)]
+                    result = [self.resolver.context(module, scope)]
         self._contexts[key] = result
         return result
 
@@ -317,21 +317,31 @@ class Model:
                 keys = tuple(last_name(base) for base in klass.bases)
                 if keys:
                     entries.append((True, klass.name, keys))
+            naming_key = self._naming_key
             for bindings in [summary.bindings] + [f.bindings for f in summary.functions.values()]:
-                for name, items in bindings.items():
-                    keys = tuple(key for key in (self._naming_key(b.value, summary, factories) for b in items
-                                                 if b.kind in ("assign", "import")) if key)
+                for name, items in bindings.items():  # every binding of the project: a plain loop
+                    keys = []
+                    for binding in items:
+                        if binding.kind == "assign" or binding.kind == "import":
+                            key = naming_key(binding.value, summary, factories)
+                            if key:
+                                keys.append(key)
                     if keys:
-                        entries.append((False, name, keys))
+                        entries.append((False, name, tuple(keys)))
         return entries
 
     @staticmethod
     def _naming_key(value, summary, factories=frozenset()) -> str:
         """The last name whose being a loader name makes ``value`` one ("": none); ``f()`` for
         what a call of one of the ``factories`` returns."""
-        if isinstance(value, (Name, Attr, Imported)):
+        kind = type(value)
+        if kind is Name:
+            return value.id
+        if kind is Attr:
+            return value.name
+        if kind is Imported:
             return last_name(value)
-        if isinstance(value, Call):
+        if kind is Call:
             site = summary.calls[value.index]
             called = last_name(site.func)
             if called == "partial" and site.args:
@@ -410,7 +420,7 @@ class Model:
                 site = self.project.call(ref)
                 if not site.args or not isinstance(site.func, Name):
                     continue
-                ctx = Ctx(ref.module, site.scope)
+                ctx = self.resolver.context(ref.module, site.scope)
                 if not any(isinstance(f.obj, Ext) and f.obj.qualname in ITERATING_CALLS
                            for f in self.resolver.eval(site.func, ctx)):
                     continue
@@ -434,7 +444,7 @@ class Model:
         for info, index, loop in loops:
             if loop.iter is None:
                 continue
-            ctx = Ctx(info.key, loop.scope)
+            ctx = self.resolver.context(info.key, loop.scope)
             for obj, trail in self._iterated_loaders(self.resolver.eval(loop.iter, ctx)):
                 key = (obj, info.key, index)
                 if key not in seen:
@@ -487,7 +497,7 @@ class Model:
         if summary is None:
             return []
         function = summary.functions.get(func.qualname) if func.qualname else None
-        ctx = Ctx(func.module, func.qualname)
+        ctx = self.resolver.context(func.module, func.qualname)
         out: List[Func] = []
         for index in sites_in_scope(self.project, func.module, func.qualname):
             value = summary.calls[index].func
@@ -584,7 +594,7 @@ class Model:
         """``for loader in (train_loader, val_loader):`` goes through loaders, it is no epoch loop."""
         if loop.iter is None:
             return False
-        for found in self.resolver.eval(loop.iter, Ctx(module, loop.scope)):
+        for found in self.resolver.eval(loop.iter, self.resolver.context(module, loop.scope)):
             for element in self.resolver.iterate(found):
                 if isinstance(element.obj, Managed) or (isinstance(element.obj, Inst) and self.resolver.is_loader(element.obj)):
                     return True
@@ -628,7 +638,7 @@ class Model:
             if last_name(site.func) in names:
                 found.append((ref, site))
                 continue
-            ctx = Ctx(module, site.scope)
+            ctx = self.resolver.context(module, site.scope)
             for found_callee in self.resolver.eval(site.func, ctx) if isinstance(site.func, Name) else ():
                 callee = found_callee.obj
                 if isinstance(callee, Func):
@@ -654,7 +664,7 @@ class Model:
             site = self.project.call(ref)
             if len(site.args) != 1 or not isinstance(site.func, Name):
                 continue
-            ctx = Ctx(ref.module, site.scope)
+            ctx = self.resolver.context(ref.module, site.scope)
             if not any(isinstance(f.obj, Ext) and f.obj.qualname == "builtins.iter"
                        for f in self.resolver.eval(site.func, ctx)):
                 continue
@@ -694,7 +704,7 @@ class Model:
                 outer.func.base if isinstance(outer.func, Attr) and outer.func.name in ("next", "__next__") else None)
             if receiver is None:
                 continue
-            for found in self.resolver.eval(receiver, Ctx(ref.module, site.scope)):
+            for found in self.resolver.eval(receiver, self.resolver.context(ref.module, site.scope)):
                 if isinstance(found.obj, Inst) and found.obj.site == ref:
                     return Step(ref.module, outer.span, "one batch taken from it")
         return None
@@ -702,7 +712,7 @@ class Model:
     def _is_next(self, site: CallSite, module: str) -> bool:
         return isinstance(site.func, Name) and site.func.id == "next" and any(
             isinstance(f.obj, Ext) and f.obj.qualname == "builtins.next"
-            for f in self.resolver.eval(site.func, Ctx(module, site.scope)))
+            for f in self.resolver.eval(site.func, self.resolver.context(module, site.scope)))
 
     def _every_pass(self, module: str, site: CallSite, loop: Optional[Loop]) -> bool:
         """Whether ``site`` runs on every pass of ``loop`` (every call of its function when
@@ -1041,7 +1051,7 @@ class Model:
         site = self.project.call(ref)
         if not isinstance(site.func, Attr):
             return []
-        ctx = Ctx(ref.module, site.scope)
+        ctx = self.resolver.context(ref.module, site.scope)
         if method == "to" and device_target(self.resolver, ref, ctx) in (None, "cpu"):
             return []
         if method == "type" and not self._cuda_type(site, ctx):
@@ -1064,7 +1074,7 @@ class Model:
                 if not isinstance(given.obj, Func):
                     continue
                 function = self.project.function(given.obj.module, given.obj.qualname)
-                ctx = Ctx(given.obj.module, given.obj.qualname)
+                ctx = self.resolver.context(given.obj.module, given.obj.qualname)
                 made = [f.obj for value in (function.returns if function is not None else ())
                         for f in self.resolver.eval(value, ctx)]
                 if made and all(self._has_own(obj, method) for obj in made):
@@ -1081,7 +1091,7 @@ class Model:
         """A ``collate_fn`` that puts an instance of a project class with its own ``method`` into
         the batch it returns (DETR's ``batch[0] = nested_tensor_from_tensor_list(batch[0])``)."""
         summary = self.project.summary(func.module)
-        ctx = Ctx(func.module, func.qualname)
+        ctx = self.resolver.context(func.module, func.qualname)
         return any(self._has_own(found.obj, method)
                    for index in sites_in_scope(self.project, func.module, func.qualname)
                    for found in self.resolver.eval(Call(index), ctx)) if summary is not None else False
@@ -1195,7 +1205,7 @@ class Model:
         if isinstance(inst.cls, Ext) and externals.computes_value(inst.cls.qualname):
             return ()
         site = self.project.call(inst.site)
-        ctx = inst.ctx or Ctx(inst.site.module, site.scope)
+        ctx = inst.ctx or self.resolver.context(inst.site.module, site.scope)
         name = inst.cls.qualname.rpartition(".")[2]
         return join(extend(self.resolver.eval(value, ctx), Step(inst.site.module, span, f"{note} of `{name}(...)`"))
                     for value, span, note in kept_arguments(site))
@@ -1212,7 +1222,7 @@ class Model:
             method = self.resolver.method(obj.cls, "__call__")
             return [WorkerFunction(method, obj, role, trail)] if method is not None else []
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "functools.partial" and obj.site:
-            bound = (obj.site, obj.ctx or Ctx(obj.site.module, self.project.call(obj.site).scope))
+            bound = (obj.site, obj.ctx or self.resolver.context(obj.site.module, self.project.call(obj.site).scope))
             return [WorkerFunction(found.obj, None, role, trail + found.trail, bound)  # its keywords bind parameters
                     for found in self.resolver.keyword_at(obj.site, obj.ctx, "func", 0) or ()
                     if isinstance(found.obj, Func)]
@@ -1308,7 +1318,7 @@ class Model:
                 site = self.project.call(ref)
                 if not self._imports_processes(ref.module) and ".multiprocessing." not in f".{dotted(site.func)}.":
                     continue
-                ctx = Ctx(ref.module, site.scope)
+                ctx = self.resolver.context(ref.module, site.scope)
                 for found in self.resolver.eval(site.func, ctx):
                     handed = self._handed_over(ref, found.obj) if isinstance(found.obj, Ext) else None
                     if handed is None:
@@ -1354,7 +1364,7 @@ class Model:
         (``mp.get_context("fork").Process``, ``Pool(context=...)``,
         ``ProcessPoolExecutor(mp_context=...)``). Nothing is pickled to start them and the
         main module is not imported again; the platform's default is not a choice."""
-        ctx = ctx or Ctx(ref.module, self.project.call(ref).scope)
+        ctx = ctx or self.resolver.context(ref.module, self.project.call(ref).scope)
         if qualname.startswith("torch.multiprocessing."):
             given = self.resolver.keyword_at(ref, ctx, "start_method")
             if given is not None:
@@ -1406,7 +1416,7 @@ class Model:
                 site, ctx, shift = outside
                 call = self.project.call(site)
                 for value, _, _ in kept_arguments(call, shift):
-                    for found in self.resolver.eval(value, ctx or Ctx(site.module, call.scope)):
+                    for found in self.resolver.eval(value, ctx or self.resolver.context(site.module, call.scope)):
                         yield found, None
             for item in self.resolver.mro(obj.cls):
                 if not isinstance(item, Cls):
@@ -1501,7 +1511,7 @@ class Model:
             found = []
             for ref in self.project.calls_named("set_start_method"):
                 site = self.project.call(ref)
-                ctx = Ctx(ref.module, site.scope)
+                ctx = self.resolver.context(ref.module, site.scope)
                 names = [f.obj.qualname for f in self.resolver.eval(site.func, ctx) if isinstance(f.obj, Ext)]
                 if not any(n.endswith("set_start_method") for n in names):
                     continue
@@ -1546,7 +1556,7 @@ class Model:
         """Why the call at ``index`` starts processes directly (None: it does not); a context's
         ``Process``/``Pool`` too, unless it forks (forked processes do not import the main module)."""
         site = self.project.summary(module).calls[index]
-        ctx = Ctx(module, site.scope)
+        ctx = self.resolver.context(module, site.scope)
         name = last_name(site.func)
         if isinstance(site.func, Attr):
             if name == "start":
@@ -1727,7 +1737,7 @@ class Model:
         klass = self.project.klass(cls.module, cls.qualname)
         for ref in self.project.calls_named(klass.name)[:MAX_CONTEXTS]:
             site = self.project.call(ref)
-            ctx = Ctx(ref.module, site.scope)
+            ctx = self.resolver.context(ref.module, site.scope)
             for value in list(site.args) + [v for _, v in site.keywords]:
                 if any(isinstance(f.obj, Inst) and self.resolver.is_loader(f.obj) for f in self.resolver.eval(value, ctx)):
                     return True
@@ -1816,7 +1826,7 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
     if model.sharing_strategy_set(iteration.module):
         return []
     function = model.project.function(iteration.module, loop.scope) if loop.scope else None
-    ctx = Ctx(iteration.module, loop.scope)
+    ctx = model.resolver.context(iteration.module, loop.scope)
     out = []
     for index in sites_in_scope(model.project, iteration.module, loop.scope):
         site = summary.calls[index]
@@ -2010,7 +2020,7 @@ def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:
 def _concatenated(model: Model, module: str, scope: str, holder) -> str:
     """"`torch.cat(preds)`" when the container is concatenated as tensors in the same function."""
     summary = model.project.summary(module)
-    ctx = Ctx(module, scope)
+    ctx = model.resolver.context(module, scope)
     for index in sites_in_scope(model.project, module, scope):
         site = summary.calls[index]
         if not site.args or last_name(site.func) not in {q.rpartition(".")[2] for q in CONCATENATORS}:

@@ -79,6 +79,7 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 STATIC_DECORATORS = frozenset({"staticmethod"})
 CLASS_DECORATORS = frozenset({"classmethod"})
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
+_new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``__new__`` (the same object)
 
 
 def bounded(default):
@@ -177,7 +178,7 @@ class Resolver:
 
         self.project = project
         self.libraries = libraries or Libraries()
-        self._memo: Dict[tuple, Tuple[Value, Optional[Results]]] = {}
+        self._memo: Dict[Ctx, Dict[int, Tuple[Value, Optional[Results]]]] = {}
         self._depth = 0
         self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
         self._callers_cut: Set[Func] = set()
@@ -196,13 +197,25 @@ class Resolver:
         self._decorations: Dict[Tuple[int, int], bool] = {}
         self._importing: Set[Tuple[Imported, str]] = set()
         self._varargs: Dict[tuple, object] = {}
+        self._contexts: Dict[Tuple[str, str], Ctx] = {}
 
     # entry -----------------------------------------------------------------------------
+    def context(self, module: str, scope: str = "") -> Ctx:
+        """``Ctx(module, scope)``, made once per run: the names of enclosing scopes and module
+        globals are evaluated in these contexts tens of thousands of times."""
+        key = (module, scope)
+        found = self._contexts.get(key)
+        if found is None:
+            found = self._contexts[key] = Ctx(module, scope)
+        return found
+
     def eval(self, value: Optional[Value], ctx: Ctx) -> Results:
         if value is None:
             return UNKNOWN_RESULT
-        key = (id(value), ctx)  # the memo keeps ``value`` alive, so its id is never reused
-        memo = self._memo
+        memo = self._memo.get(ctx)  # per context, then by the value's id: one hash of the context per call
+        if memo is None:
+            memo = self._memo[ctx] = {}
+        key = id(value)  # the memo keeps ``value`` alive, so its id is never reused
         found = memo.get(key)
         if found is not None and found[0] is value:
             return found[1] if found[1] is not None else UNKNOWN_RESULT  # None: being evaluated (a cycle)
@@ -223,19 +236,19 @@ class Resolver:
     def _eval(self, value: Value, ctx: Ctx) -> Results:
         kind = type(value)
         if kind is Const:
-            return one(Lit(value.value))
+            return one(_new(Lit, (value.value,)))
         if kind is Name:
             return self.name(value.id, ctx, value.pos)
         if kind is Attr:
             return join(self.attribute(f, value.name, ctx) for f in self.eval(value.base, ctx))
         if kind is Call:
-            return self.call(SiteRef(ctx.module, value.index), ctx)
+            return self.call(_new(SiteRef, (ctx.module, value.index)), ctx)
         if kind is Item:
             return self.item(value, ctx)
         if kind is FunctionRef:
-            return one(Func(ctx.module, value.qualname))
+            return one(_new(Func, (ctx.module, value.qualname)))
         if kind is ClassRef:
-            return one(Cls(ctx.module, value.qualname))
+            return one(_new(Cls, (ctx.module, value.qualname)))
         if kind is Seq:
             return one(Container(value.kind, value, ctx))
         if kind is DictDisplay:
@@ -258,7 +271,7 @@ class Resolver:
         summary = self.project.summary(ctx.module)
         if summary is None:
             return UNKNOWN_RESULT
-        scope, scope_ctx, innermost = ctx.scope, ctx, True
+        scope, innermost = ctx.scope, True
         while scope:
             function = summary.functions.get(scope)
             if function is not None:
@@ -267,15 +280,15 @@ class Resolver:
                 bindings = function.bindings.get(name) if name not in function.declared_nonlocal else None
                 if bindings:
                     bindings = reaching(bindings, pos if innermost else FAR, function.blocks)
-                    return self.bindings(function, name, bindings, scope_ctx)
-                scope, scope_ctx = function.scope, Ctx(ctx.module, function.scope)
+                    return self.bindings(function, name, bindings, ctx if innermost else self.context(ctx.module, scope))
+                scope = function.scope
             else:
                 klass = summary.classes.get(scope)
                 if klass is None:
                     break
                 if innermost and name in klass.bindings:
-                    return self.class_bindings(klass, name, scope_ctx)
-                scope, scope_ctx = klass.scope, Ctx(ctx.module, klass.scope)
+                    return self.class_bindings(klass, name, ctx)
+                scope = klass.scope
             innermost = False
         return self.global_name(ctx.module, name, pos if innermost else FAR)
 
@@ -329,8 +342,8 @@ class Resolver:
         if summary is None:
             return UNKNOWN_RESULT
         bindings = summary.bindings.get(name)
-        ctx = Ctx(module)
         if bindings:
+            ctx = self.context(module)
             bindings = reaching(bindings, pos, summary.blocks)
             parts = []
             for binding in bindings:
@@ -379,7 +392,7 @@ class Resolver:
             return one(Ext(dotted)) if dotted else UNKNOWN_RESULT
         results = one(Mod(target.key))
         for member in rest:
-            results = join(self.attribute(f, member, Ctx(module)) for f in results)
+            results = join(self.attribute(f, member, self.context(module)) for f in results)
         return results
 
     # parameters ------------------------------------------------------------------------
@@ -449,12 +462,12 @@ class Resolver:
         if param.default is None:
             return UNKNOWN_RESULT
         step = Step(module, param.default_span or param.span, f"default of `{param.name}`")
-        return extend(self.eval(param.default, Ctx(module, function.scope)), step)
+        return extend(self.eval(param.default, self.context(module, function.scope)), step)
 
     def argument(self, site: CallSite, ref: SiteRef, caller: Optional[Ctx], param: Param, position: int,
                  function: FunctionSummary, skip: int, shift: int = 0) -> Optional[Results]:
         """What ``site`` passes for ``param`` (None: nothing, so the default applies)."""
-        caller = caller or Ctx(ref.module, site.scope)
+        caller = caller or self.context(ref.module, site.scope)
         args = site.args[shift:]
         if param.kind in ("pos", "posonly") and position >= 0:
             for index, arg in enumerate(args):
@@ -514,11 +527,11 @@ class Resolver:
             return None
         for (name, value), span in zip(site.keywords, site.keyword_spans):
             if name == key:
-                return extend(self.eval(value, ctx.caller or Ctx(ctx.call.module, site.scope)),
+                return extend(self.eval(value, ctx.caller or self.context(ctx.call.module, site.scope)),
                               Step(ctx.call.module, span, f"passed as `{key}`"))
         for name, value in site.keywords:
             if name is None:
-                found = self.splat_lookup(value, ctx.caller or Ctx(ctx.call.module, site.scope), key)
+                found = self.splat_lookup(value, ctx.caller or self.context(ctx.call.module, site.scope), key)
                 if found is not None:
                     return found
         default = self.kwargs_default(kwargs, key)
@@ -550,7 +563,7 @@ class Resolver:
         if ref is None:
             return None
         site = self.project.call(ref)
-        ctx = ctx or Ctx(ref.module, site.scope)
+        ctx = ctx or self.context(ref.module, site.scope)
         if position is not None:
             for index, arg in enumerate(site.args):
                 if isinstance(arg, Starred):
@@ -581,7 +594,7 @@ class Resolver:
         parts = []
         for site, self_obj in callers:
             call_site = self.project.call(site)
-            bound = Ctx(ctx.module, function.qualname, site, Ctx(site.module, call_site.scope), self_obj)
+            bound = Ctx(ctx.module, function.qualname, site, self.context(site.module, call_site.scope), self_obj)
             parts.append(self.param(function, param.name, bound))
         if not self.all_callers_known(func):
             parts.append(UNKNOWN_RESULT)
@@ -635,7 +648,7 @@ class Resolver:
     def _calls(self, ref: SiteRef, func: Func, owner: Optional[Cls], function: FunctionSummary):
         """False when the call at ``ref`` does not call ``func``; else the bound instance (or None)."""
         site = self.project.call(ref)
-        ctx = Ctx(ref.module, site.scope)
+        ctx = self.context(ref.module, site.scope)
         if owner is not None and function.name == "__init__":
             if isinstance(site.func, Attr) and isinstance(site.func.base, Call):  # super().__init__
                 return False  # found through ``super_inits``
@@ -701,7 +714,7 @@ class Resolver:
         if isinstance(cls, Cls):
             klass = self.project.klass(cls.module, cls.qualname)
             if klass is not None:
-                ctx = Ctx(cls.module, klass.scope)
+                ctx = self.context(cls.module, klass.scope)
                 for base in klass.bases:
                     for found_base in self.eval(base, ctx):
                         obj = found_base.obj
@@ -730,7 +743,7 @@ class Resolver:
                 if name in klass.methods:
                     return one(Func(item.module, f"{item.qualname}.{name}"))
                 if name in klass.bindings:
-                    return self.class_bindings(klass, name, Ctx(item.module, item.qualname))
+                    return self.class_bindings(klass, name, self.context(item.module, item.qualname))
             elif isinstance(item, Ext):
                 return one(Ext(f"{item.qualname}.{name}"))
         return None
@@ -795,7 +808,7 @@ class Resolver:
             self._stores_outside = {attr: tuple(stores) for attr, stores in self._stores_outside.items()}
         always, defaults, sometimes, fills = [], [], [], False
         for module, store in self._stores_outside.get(name, ()) + self._home_stores(obj, name):
-            ctx = Ctx(module, store.scope)
+            ctx = self.context(module, store.scope)
             if not any(_same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
                 continue
             step = Step(module, store.span, f"set as `.{name}`")
@@ -1026,7 +1039,7 @@ class Resolver:
                     return passed
             if field.default is not None:
                 step = Step(cls.module, field.default_span or field.span, f"default of field `{name}`")
-                return extend(self.eval(field.default, Ctx(cls.module, cls.qualname)), step)
+                return extend(self.eval(field.default, self.context(cls.module, cls.qualname)), step)
             return UNKNOWN_RESULT
         return None
 
@@ -1041,7 +1054,7 @@ class Resolver:
         out = []
         if len(refs) <= MAX_CANDIDATES:
             for ref in refs:
-                ctx = Ctx(ref.module, self.project.call(ref).scope)
+                ctx = self.context(ref.module, self.project.call(ref).scope)
                 if any(f.obj == cls for f in self.eval(self.project.call(ref).func, ctx)):
                     out.append((ref, ctx))
         found = (tuple(out[:MAX_CALLERS]), len(refs) <= MAX_CANDIDATES and len(out) <= MAX_CALLERS)
@@ -1236,7 +1249,7 @@ class Resolver:
         if len(stores) > MAX_ITEM_STORES:
             return out  # numeric code: too many to evaluate, dict registries are not followed there
         for store in stores:
-            ctx = Ctx(module, store.scope)
+            ctx = self.context(module, store.scope)
             for found in self.eval(store.target, ctx):
                 if isinstance(found.obj, Container) and isinstance(found.obj.value, DictDisplay):
                     keys = self.eval(store.key, ctx)
@@ -1256,7 +1269,7 @@ class Resolver:
         updates = [(i, site) for i, site in enumerate(summary.calls) if isinstance(site.func, Attr)
                    and site.func.name == "update" and isinstance(site.func.base, Name) and len(site.args) <= 1]
         for index, site in updates[:MAX_ITEM_STORES]:
-            ctx = Ctx(module, site.scope)
+            ctx = self.context(module, site.scope)
             targets = [f.obj.value for f in self.eval(site.func.base, ctx)
                        if isinstance(f.obj, Container) and isinstance(f.obj.value, DictDisplay)]
             if not targets:
@@ -1374,7 +1387,7 @@ class Resolver:
                 break
             if param.kind in ("pos", "posonly"):
                 before += 1
-        return ctx.call, max(0, before - skip) + ctx.shift, ctx.caller or Ctx(ctx.call.module, site.scope)
+        return ctx.call, max(0, before - skip) + ctx.shift, ctx.caller or self.context(ctx.call.module, site.scope)
 
     def _vararg_args(self, varargs: Varargs):
         call = self.vararg_call(varargs)
@@ -1591,7 +1604,7 @@ class Resolver:
             if method is None:
                 return one(Iterated(obj))
             parts = []
-            ctx = obj.ctx or Ctx(method.module)
+            ctx = obj.ctx or self.context(method.module)
             for result in self.run_function(method, obj.site or SiteRef("", -1), ctx, obj):
                 if result.obj == obj:
                     following = self.method(obj.cls, "__next__")
