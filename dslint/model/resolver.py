@@ -118,11 +118,10 @@ def reaching(bindings, pos: int, blocks) -> tuple:
     if not before or len(before) == 1:
         return tuple(before) or tuple(bindings)
     use_block = _innermost_block(blocks, pos // 65536)
-    kept = []
-    for binding in before:
-        if not any(later.pos > binding.pos and _encloses(blocks, later.block, use_block) for later in before):
-            kept.append(binding)
-    return tuple(kept)
+    # a binding is replaced when one made after it is in a block holding ``pos``: when the
+    # last of those is (each binding's block is tested once, not once per earlier binding)
+    last = max((b.pos for b in before if _encloses(blocks, b.block, use_block)), default=-1)
+    return tuple([b for b in before if b.pos >= last])
 
 
 def _innermost_block(blocks, row: int) -> int:
@@ -198,6 +197,7 @@ class Resolver:
         self._importing: Set[Tuple[Imported, str]] = set()
         self._varargs: Dict[tuple, object] = {}
         self._contexts: Dict[Tuple[str, str], Ctx] = {}
+        self._scope_stores: Dict[str, Dict[str, list]] = {}
 
     # entry -----------------------------------------------------------------------------
     def context(self, module: str, scope: str = "") -> Ctx:
@@ -397,11 +397,11 @@ class Resolver:
 
     # parameters ------------------------------------------------------------------------
     def param(self, function: FunctionSummary, name: str, ctx: Ctx) -> Results:
-        params = function.params
-        position = next((i for i, p in enumerate(params) if p.name == name), None)
-        if position is None:
+        for position, param in enumerate(function.params):
+            if param.name == name:
+                break
+        else:
             return UNKNOWN_RESULT
-        param = params[position]
         owner = self._method_owner(ctx.module, function)
         if owner is not None and position == 0 and param.kind in ("pos", "posonly") and not self._is_static(function):
             if ctx.self_obj is not None:
@@ -758,9 +758,10 @@ class Resolver:
         summary = self.project.summary(cls.module)
         klass = summary.classes.get(cls.qualname) if summary is not None else None
         if klass is not None:
-            methods = {f"{cls.qualname}.{m}" for m in klass.methods}
-            for store in summary.stores:
-                if store.scope not in methods or not isinstance(store.target, Name):
+            by_scope = self._stores_by_scope(cls.module)
+            numbered = sorted(item for m in set(klass.methods) for item in by_scope.get(f"{cls.qualname}.{m}", ()))
+            for _, store in numbered:  # in the module's order
+                if not isinstance(store.target, Name):
                     continue
                 function = summary.functions.get(store.scope)
                 if function is None or not function.params or function.params[0].name != store.target.id:
@@ -768,6 +769,16 @@ class Resolver:
                 table.setdefault(store.attr, []).append((function, store))
         self._stores[key] = table
         return table
+
+    def _stores_by_scope(self, module: str) -> Dict[str, list]:
+        """scope → [(number, store)] of a module's attribute stores, indexed once per module
+        (``self_stores`` looks up each class's methods instead of going through every store)."""
+        found = self._scope_stores.get(module)
+        if found is None:
+            found = self._scope_stores[module] = {}
+            for number, store in enumerate(self.project.summary(module).stores):
+                found.setdefault(store.scope, []).append((number, store))
+        return found
 
     def instance_attribute(self, inst: Inst, name: str, reader: Optional[str] = None) -> Results:
         """``obj.name`` for an instance of a project class, with what code outside the class
