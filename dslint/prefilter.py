@@ -23,7 +23,7 @@ import lines), to connect the tiers.
 from __future__ import annotations
 
 import re
-from typing import List, Tuple
+from typing import List, Set, Tuple
 
 SEED_WORDS = (
     b"DataLoader", b"Dataset", b"num_workers", b"collate_fn", b"worker_init_fn", b"pin_memory",
@@ -67,23 +67,35 @@ _RESULT_AT_IMPORT = re.compile(
     rb"|\nprint\([^\n#]*?[A-Za-z_][\w.]*\(")
 
 
+# the candidate words that are also gates: their search for the seed words already answered
+_GATED_CANDIDATES = tuple(word for word in CANDIDATE_WORDS if word in {gate for gate, _ in _SEED_GROUPS})
+_OTHER_CANDIDATES = tuple(word for word in CANDIDATE_WORDS if word not in _GATED_CANDIDATES)
+
+
 def tier(raw: bytes, extra_words=()) -> str:
-    if _has_seed_word(raw) or any(word in raw for word in extra_words):
+    seed, gates = _seed_search(raw)
+    if seed or any(word in raw for word in extra_words):
         return SEED
-    if any(word in raw for word in CANDIDATE_WORDS) or calls_at_import(raw):
+    if (any(word in gates for word in _GATED_CANDIDATES) or any(word in raw for word in _OTHER_CANDIDATES)
+            or calls_at_import(raw)):
         return CANDIDATE
     if _starts_line(_RESULT_AT_IMPORT, raw):
         return SCRIPT
     return SKIP
 
 
-def _has_seed_word(raw: bytes) -> bool:
+def _seed_search(raw: bytes) -> Tuple[bool, Set[bytes]]:
+    """Whether ``raw`` holds a seed word, and (when it holds none) the gates it holds: each
+    search reads the whole file, and most files hold no seed word, so a gate's answer is
+    kept for the candidate words that are gates too (``oader``, ``ataset``, ``worker``)."""
+    found: Set[bytes] = set()
     for gate, members in _SEED_GROUPS:
         if gate in raw:
+            found.add(gate)
             for word in members:
                 if word in raw:
-                    return True
-    return False
+                    return True, found
+    return False, found
 
 
 def calls_at_import(raw: bytes) -> bool:
