@@ -178,11 +178,12 @@ def same_value(left, right) -> bool:
 
 def last_name(value: Value) -> str:
     """The rightmost identifier of a name or attribute chain (``a.b.DataLoader`` → DataLoader)."""
-    if isinstance(value, Name):
+    kind = type(value)  # asked for every call site of a project: exact types, no subclass to allow for
+    if kind is Name:
         return value.id
-    if isinstance(value, Attr):
+    if kind is Attr:
         return value.name
-    if isinstance(value, Imported):
+    if kind is Imported:
         return value.path.rpartition(".")[2]
     return ""
 

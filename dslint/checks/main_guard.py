@@ -84,7 +84,7 @@ def _call_reason(model: Model, module: str, index: int):
     if direct is not None:
         return direct, ()
     site = model.project.summary(module).calls[index]
-    ctx = Ctx(module, "")
+    ctx = model.resolver.context(module)
     for found in _entry_functions(model, site, ctx):
         obj = found.obj
         func = obj if isinstance(obj, Func) else obj.func if isinstance(obj, Bound) else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional, Set
 
 from ..analysis.values import Attr, Const
-from .objects import UNKNOWN_RESULT, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step
+from .objects import UNKNOWN_RESULT, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step, join
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -48,8 +48,6 @@ def parser_sites(resolver: "Resolver", parser: Inst, depth: int = 0) -> Set[Site
 
 
 def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
-    from .resolver import join
-
     wanted = parser_sites(resolver, parser)
     if not wanted:
         return UNKNOWN_RESULT

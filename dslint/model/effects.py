@@ -410,9 +410,13 @@ def module_throttles(model: "Model", module: str) -> Dict[str, Effect]:
     found: Dict[str, Effect] = {}
     summary = model.project.summary(module)
     if summary is not None:
-        for index, site in enumerate(summary.calls):
-            if last_name(site.func) != "setNumThreads":
-                continue
+        info = model.project.modules[module]
+        if info.eager:  # the project's index of calls by name holds these modules' calls
+            indexes = [ref.index for ref in model.project.calls_named("setNumThreads") if ref.module == module]
+        else:
+            indexes = [index for index, site in enumerate(summary.calls) if last_name(site.func) == "setNumThreads"]
+        for index in indexes:
+            site = summary.calls[index]
             ref = SiteRef(module, index)
             if throttle_call(model, ref, site, Ctx(module, site.scope)):
                 effect = Effect(module, index, site, _text(model, ref, site))

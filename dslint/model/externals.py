@@ -11,7 +11,8 @@ from __future__ import annotations
 import operator as _op
 from typing import TYPE_CHECKING, Optional
 
-from ..analysis.values import Const, DictDisplay, Op, Seq, Starred
+from ..analysis.values import Call, Const, DictDisplay, Op, Seq, Starred
+from .argparse_defaults import argument_default
 from .libraries import PASS_THROUGH
 from .objects import (
     UNKNOWN_RESULT,
@@ -33,6 +34,7 @@ from .objects import (
     SiteRef,
     Step,
     Top,
+    join,
 )
 
 if TYPE_CHECKING:
@@ -143,8 +145,6 @@ def operator(resolver: "Resolver", value: Op, ctx: Ctx) -> Results:
             return resolver.eval(body, ctx)
         if decided == "false":
             return resolver.eval(orelse, ctx)
-        from .resolver import join
-
         return join((resolver.eval(body, ctx), resolver.eval(orelse, ctx)))
     if op in ("and", "or"):
         return _boolean(resolver, op, value.args, ctx)
@@ -177,8 +177,6 @@ def _sequence_kind(resolver: "Resolver", operands, ctx: Ctx) -> Optional[str]:
 
 
 def _boolean(resolver: "Resolver", op: str, operands, ctx: Ctx) -> Results:
-    from .resolver import join
-
     parts = []
     stop_on = "true" if op == "or" else "false"
     for index, operand in enumerate(operands):
@@ -194,8 +192,6 @@ def _boolean(resolver: "Resolver", op: str, operands, ctx: Ctx) -> Results:
 
 
 def _fold(resolver: "Resolver", operands, ctx: Ctx, fn, op: str = "") -> Results:
-    from .resolver import join
-
     evaluated = [resolver.eval(o, ctx) for o in operands]
     if any(len(e) > MAX_PRODUCT for e in evaluated):
         return UNKNOWN_RESULT
@@ -295,8 +291,6 @@ def _first_arg(resolver: "Resolver", ref: SiteRef, ctx: Ctx) -> Results:
 
 
 def _int(resolver, qualname, ref, ctx) -> Results:
-    from .resolver import join
-
     parts = []
     for found in _first_arg(resolver, ref, ctx):
         obj = found.obj
@@ -357,8 +351,6 @@ def _len(resolver, qualname, ref, ctx) -> Results:
     site = resolver.project.call(ref)
     if site.args:
         inner = site.args[0]
-        from ..analysis.values import Call
-
         if isinstance(inner, Call):
             inner_site = resolver.project.call(SiteRef(ref.module, inner.index))
             for found in resolver.eval(inner_site.func, ctx):
@@ -370,8 +362,6 @@ def _len(resolver, qualname, ref, ctx) -> Results:
 def _dataclass_field(resolver, qualname, ref, ctx) -> Results:
     """``field(default=v)`` is ``v``; ``field(default_factory=f)`` is what ``f()`` builds (the
     call of ``f`` is this one, which passes nothing ``f`` reads)."""
-    from .resolver import join
-
     default = _arg(resolver, ref, ctx, -1, "default")
     if default is not None:
         return default
@@ -382,8 +372,6 @@ def _dataclass_field(resolver, qualname, ref, ctx) -> Results:
 
 
 def _next(resolver, qualname, ref, ctx) -> Results:
-    from .resolver import join
-
     parts = [join(resolver.iterate(f) for f in _first_arg(resolver, ref, ctx))]
     default = _arg(resolver, ref, ctx, 1)
     if default is not None:
@@ -392,8 +380,6 @@ def _next(resolver, qualname, ref, ctx) -> Results:
 
 
 def _getattr(resolver, qualname, ref, ctx) -> Results:
-    from .resolver import join
-
     names = _arg(resolver, ref, ctx, 1) or UNKNOWN_RESULT
     if len(names) != 1 or not isinstance(names[0].obj, Lit) or not isinstance(names[0].obj.value, str):
         return UNKNOWN_RESULT
@@ -551,8 +537,6 @@ def device_kind(obj) -> str:
 
 
 def kwargs_get(resolver: "Resolver", kwargs: Kwargs, ref: SiteRef, ctx: Ctx) -> Results:
-    from .resolver import join
-
     keys = _arg(resolver, ref, ctx, 0) or UNKNOWN_RESULT
     if len(keys) != 1 or not isinstance(keys[0].obj, Lit) or not isinstance(keys[0].obj.value, str):
         return UNKNOWN_RESULT
@@ -573,6 +557,4 @@ def dict_get(resolver: "Resolver", container: Container, ref: SiteRef, ctx: Ctx)
 
 def namespace_attribute(resolver: "Resolver", namespace: Namespace, name: str) -> Results:
     """``args.<name>``: the default of the parser's ``add_argument`` whose destination is ``name``."""
-    from .argparse_defaults import argument_default
-
     return argument_default(resolver, namespace.parser, name)

@@ -35,6 +35,7 @@ from .objects import (
     SiteRef,
     Step,
     Top,
+    join,
 )
 from . import mmconfig
 
@@ -367,6 +368,7 @@ class Libraries:
                        for name in loader_factories)
         self.loaders = LOADERS + extra
         self._spec_memo: Dict[object, Optional[LoaderSpec]] = {}
+        self._named: Dict[Tuple[str, str], object] = {}  # (table, qualname) → entry: the tables never change
 
     # what an outside name is ---------------------------------------------------------------
     def spec_named(self, qualname: str) -> Optional[LoaderSpec]:
@@ -377,10 +379,18 @@ class Libraries:
         return found
 
     def dataset_spec(self, qualname: str) -> Optional[DatasetSpec]:
-        return next((s for s in DATASETS if matches(qualname, s.names)), None)
+        key = ("dataset", qualname)
+        found = self._named.get(key, False)
+        if found is False:
+            found = self._named[key] = next((s for s in DATASETS if matches(qualname, s.names)), None)
+        return found
 
     def trainer_spec(self, qualname: str) -> Optional[TrainerSpec]:
-        return next((s for s in TRAINERS if matches(qualname.replace("()", ""), s.names)), None)
+        key = ("trainer", qualname)
+        found = self._named.get(key, False)
+        if found is False:
+            found = self._named[key] = next((s for s in TRAINERS if matches(qualname.replace("()", ""), s.names)), None)
+        return found
 
     def loader_spec(self, resolver: "Resolver", inst: Inst) -> Optional[LoaderSpec]:
         """The spec of a loader instance: its own class, or a loader class among its bases (see
@@ -415,8 +425,12 @@ class Libraries:
     def wrapper_named(self, qualname: str) -> Optional[Wrapper]:
         """The wrapper named exactly, else one matched by package and last name: accelerate's
         ``data_loader.prepare_data_loader`` function is not ``Accelerator.prepare_data_loader``."""
-        exact = next((w for w in WRAPPERS if qualname in w.names), None)
-        return exact or next((w for w in WRAPPERS if matches(qualname, w.names)), None)
+        key = ("wrapper", qualname)
+        found = self._named.get(key, False)
+        if found is False:
+            exact = next((w for w in WRAPPERS if qualname in w.names), None)
+            found = self._named[key] = exact or next((w for w in WRAPPERS if matches(qualname, w.names)), None)
+        return found
 
     # hooks for the resolver ---------------------------------------------------------------
     def instance_attribute(self, resolver: "Resolver", inst: Inst, name: str) -> Optional[Results]:
@@ -462,8 +476,6 @@ class Libraries:
 
     def wrapped_iterables(self, resolver: "Resolver", inst: Inst) -> Optional[Results]:
         """What an iteration wrapper (``enumerate(x)``, ``tqdm(x)``, ``zip(a, b)``) goes through."""
-        from .resolver import join
-
         last = inst.cls.qualname.rpartition(".")[2]
         if inst.site is None or (last not in ITERATION_WRAPPERS and last not in ITERATION_WRAPPERS_ALL):
             return None
@@ -475,8 +487,6 @@ class Libraries:
         return join(resolver.eval(arg, ctx) for arg in args)
 
     def iterate(self, resolver: "Resolver", inst: Inst) -> Optional[Results]:
-        from .resolver import join
-
         if inst.site is None:
             return None
         wrapped = self.wrapped_iterables(resolver, inst)
@@ -509,8 +519,6 @@ class Libraries:
         """Part ``index`` of ``HfArgumentParser((A, B)).parse_args_into_dataclasses()``: an
         instance of the dataclass at that place, its fields at their defaults (what the
         script runs with unless a flag sets them)."""
-        from .resolver import join
-
         site = resolver.project.call(parsed.site)
         ctx = parsed.ctx or Ctx(parsed.site.module, site.scope)
         parts = []

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
-from ..analysis.values import Attr, Call, Name, Starred
+from ..analysis.values import Attr, Call, Const, Name, Starred, same_value
 from . import mmconfig
-from .objects import UNKNOWN_RESULT, Cls, Container, Ctx, Ext, Found, Inst, Lit, Managed, PositiveInt, Results, SiteRef, Step, Trail
+from .externals import overridable, truthiness
+from .libraries import DATALOADER_POSITIONAL, TRAINERS, matches
+from .objects import (UNKNOWN_RESULT, Cls, Container, Ctx, Ext, Found, Inst, Kwargs, Lit, Managed, PositiveInt, Results,
+                      SiteRef, Step, Trail, Varargs, join)
+from .project import sites_in_scope
 
 if TYPE_CHECKING:
     from .libraries import LoaderSpec
@@ -74,8 +78,6 @@ def _own_init_sources(resolver: "Resolver", inst: Inst) -> Optional[List[Source]
 
 def _super_call(resolver: "Resolver", inst: Inst, init) -> List[Source]:
     """A project subclass's ``super().__init__(...)`` (or ``Base.__init__(self, ...)``)."""
-    from .project import sites_in_scope
-
     summary = resolver.project.summary(init.module)
     for index in sites_in_scope(resolver.project, init.module, init.qualname):
         site = summary.calls[index]
@@ -124,9 +126,6 @@ def _trainer_argument(resolver: "Resolver", config: Inst, name: str) -> Optional
     """What the trainers built with the loader configuration ``config`` give the loaders they
     build (``Trainer(args=config, train_dataset=ds, data_collator=f)``: the dataset, the
     ``collate_fn``)."""
-    from .libraries import TRAINERS
-    from .resolver import join
-
     parts = []
     for spec in TRAINERS:
         keys = [key for key, meaning in spec.loader_arguments.items() if meaning == name]
@@ -262,8 +261,6 @@ def workers(resolver: "Resolver", loader) -> Workers:
 def _built_when_positive(resolver: "Resolver", loader) -> bool:
     """The worker count is a name (or ``x.attr``) the code building the loader has just
     tested positive: ``if workers > 0: DataLoader(ds, num_workers=workers, ...)``."""
-    from ..analysis.values import Attr, Name
-
     given = argument_source(resolver, loader, "num_workers")
     if given is None:
         return False
@@ -287,8 +284,6 @@ def uses_threads(resolver: "Resolver", loader) -> bool:
         return False
     if spec.thread_workers == "always":
         return True
-    from .externals import truthiness
-
     given = loader_argument(resolver, base, spec.thread_workers)
     return given is not None and truthiness(given) == "true"
 
@@ -348,8 +343,6 @@ def argument_source(resolver: "Resolver", inst, name: str, anywhere: bool = Fals
                     return found
         if position is not None:
             index = position + source.shift
-            from ..analysis.values import Starred
-
             if index < len(site.args) and not any(isinstance(a, Starred) for a in site.args[: index + 1]):
                 return ArgumentSource(site.args[index], ctx, source.site, site.arg_spans[index])
             found = _starred_source(resolver, site.args, ctx, index)
@@ -362,9 +355,6 @@ def put_with_zero_workers(resolver: "Resolver", inst, name: str) -> Optional[Arg
     """``name`` put into the ``**kwargs`` dict by a branch that puts a literal ``num_workers``
     of 0 in with it (``if use_cuda: kwargs.update({"num_workers": 0, "persistent_workers":
     True})``, the shape of PyTorch's MNIST example): wherever that branch runs, both hold."""
-    from .externals import overridable
-    from .objects import Lit
-
     given = argument_source(resolver, inst, name, anywhere=True)
     count = argument_source(resolver, inst, "num_workers", anywhere=True)
     if given is None or count is None or (given.site, given.span) != (count.site, count.span):
@@ -380,10 +370,6 @@ def _starred_source(resolver: "Resolver", args, ctx: Ctx, index: int, depth: int
     forwards its ``*args`` (``def make_loader(*args, **kw): return DataLoader(*args, **kw)``
     called as ``make_loader(ds, 32, True)``): the caller's argument, when the ``*args``
     is one caller's."""
-    from .objects import Varargs
-
-    from ..analysis.values import Starred
-
     starred = next((j for j, a in enumerate(args[: index + 1]) if isinstance(a, Starred)), None)
     if starred is None or depth > 4:
         return None
@@ -407,8 +393,6 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
     ``dict(...)`` call's keyword, a dict display's entry (reported at the ``**``), or the
     keyword a caller passed into ``**kwargs``; through copies (``dict(BASE, k=v)``,
     ``{**BASE, "k": v}``, ``BASE.copy()``), the last entry for a key winning."""
-    from .objects import Container, Kwargs
-
     if depth > 3:
         return None
     for found in resolver.eval(mapping, ctx):
@@ -442,8 +426,6 @@ def _dict_entry(resolver: "Resolver", container, site: SiteRef, span, key: str,
     """``key`` among the entries of a dict display or ``dict(...)`` call, last first: a
     keyword of the call (where it is written), a literal key (reported at the ``**``), or
     inside a mapping copied into it (``{**BASE}``, ``dict(BASE)``)."""
-    from ..analysis.values import Const
-
     written = {}
     if container.site is not None:
         call = resolver.project.call(container.site)
@@ -466,8 +448,6 @@ def _put_in_later(resolver: "Resolver", mapping, ctx: Ctx, container, site: Site
     ``kwargs["key"] = v`` in the dict's own block, or by ``kwargs.update(key=v)`` /
     ``kwargs.update(other)`` written at the dict's own indentation (not under an ``if``);
     with ``anywhere``, also under a branch after it is made."""
-    from ..analysis.values import Const
-
     if not isinstance(mapping, Name) or not ctx.scope:
         return None
     function = resolver.project.function(ctx.module, ctx.scope)
@@ -503,8 +483,6 @@ def _put_in_later(resolver: "Resolver", mapping, ctx: Ctx, container, site: Site
 
 def substitute(value, old, new):
     """``value`` with every occurrence of the sub-value ``old`` replaced by ``new``."""
-    from ..analysis.values import same_value
-
     if same_value(value, old):
         return new
     if isinstance(value, tuple) and hasattr(value, "_fields"):
@@ -525,8 +503,6 @@ def substitute(value, old, new):
 def when_workers_zero(resolver: "Resolver", inst, name: str) -> Tuple[Optional[Results], bool]:
     """The value of argument ``name`` where the worker count is zero, and whether the
     expression itself tests the worker count (``2 if workers > 0 else None``)."""
-    from ..analysis.values import Const
-
     given = argument_source(resolver, inst, name)
     if given is None:
         found = loader_argument(resolver, inst, name)
@@ -568,8 +544,6 @@ def rewritable_in_place(resolver: "Resolver", inst, given: ArgumentSource, count
 def fix_facts(resolver: "Resolver", inst) -> dict:
     """What a keyword fixer needs: whether the loader takes DataLoader's positional
     arguments, and the worker-count expression when it is written somewhere."""
-    from .libraries import DATALOADER_POSITIONAL
-
     base = base_loader(inst)
     spec = resolver.libraries.loader_spec(resolver, base) if base is not None else None
     known = spec is not None and spec.kind == "class" and isinstance(base.cls, Ext) and \
@@ -605,8 +579,6 @@ def reseeded_by_library(resolver: "Resolver", loader, obj) -> Tuple[frozenset, O
     if reseeding is None or not isinstance(obj, Inst) or not isinstance(obj.cls, Cls) \
             or loader_argument(resolver, loader, "worker_init_fn") is not None:
         return frozenset(), None
-    from .libraries import matches
-
     attributes = frozenset()
     if any(isinstance(item, Ext) and matches(item.qualname, reseeding.bases) for item in resolver.mro(obj.cls)):
         attributes = frozenset(reseeding.attributes)
@@ -653,8 +625,6 @@ def unsplit_pipeline(resolver: "Resolver", obj) -> Optional[SiteRef]:
 def unsplit_dataset(resolver: "Resolver", obj) -> Optional[UnsplitDataset]:
     """``wds.WebDataset(urls, workersplitter=None)`` (through any ``.shuffle(...).decode()``
     stages): every worker reads every shard."""
-    from .externals import truthiness
-
     for _ in range(12):
         if not isinstance(obj, Inst) or not isinstance(obj.cls, Ext) or obj.site is None:
             return None

@@ -9,7 +9,7 @@ small hashable tuples so results can be memoised and compared.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, NamedTuple, Optional, Tuple, Union
 
 from ..analysis.summary import Span
 from ..analysis.values import distinct_types
@@ -48,8 +48,8 @@ class Ctx(_CtxFields):
 
     def __new__(cls, module, scope="", call=None, caller=None, self_obj=None, shift=0, level=None):
         if caller is None and self_obj is None:  # the common context: nothing nested
-            fields = (module, scope, call, None, None, shift, 0)
-            return tuple.__new__(cls, fields + (hash(("Ctx",) + fields),))
+            digest = hash(("Ctx", module, scope, call, None, None, shift, 0))
+            return tuple.__new__(cls, (module, scope, call, None, None, shift, 0, digest))
         level = 1 + max(caller.level if caller is not None else -1, level_of(self_obj) - 1)
         if level > MAX_LEVEL:
             caller = None
@@ -257,10 +257,20 @@ def nested(*classes, by_identity=()) -> None:
         make = cls.__new__
         count = len(cls._fields) - 1
         identity = tuple(cls._fields.index(name) for name in by_identity if name in cls._fields)
+        least = next(i for i, name in enumerate(cls._fields) if name in cls._field_defaults)  # fields without default
+        tail = tuple(cls._field_defaults[name] for name in cls._fields[least:count])
 
-        def __new__(klass, *args, _make=make, _count=count, _identity=identity, **kwargs):
-            fields = tuple.__getitem__(_make(klass, *args, **kwargs), slice(0, _count))
-            keyed = tuple(id(v) if i in _identity else v for i, v in enumerate(fields)) if _identity else fields
+        def __new__(klass, *args, _make=make, _count=count, _identity=identity, _least=least, _tail=tail, **kwargs):
+            if not kwargs and _least <= len(args) <= _count:  # positional: the NamedTuple's own constructor is not needed
+                fields = args + _tail[len(args) - _least:]
+            else:
+                fields = tuple.__getitem__(_make(klass, *args, **kwargs), slice(0, _count))
+            keyed = fields
+            if _identity:
+                keyed = list(fields)
+                for index in _identity:
+                    keyed[index] = id(keyed[index])
+                keyed = tuple(keyed)
             return tuple.__new__(klass, fields + (hash((klass.__name__,) + keyed),))
 
         cls.__new__ = __new__
@@ -296,6 +306,42 @@ class Found(NamedTuple):
 
 Results = Tuple[Found, ...]
 UNKNOWN_RESULT: Results = (Found(TOP),)
+
+
+MAX_RESULTS = 24  # objects per answer; beyond, the answer also says Top
+MAX_TRAIL = 8
+
+
+# Answers are combined here, beside what they are made of, so that the modules the resolver
+# itself imports (the library table, the outside calls) use them without importing it.
+def join(parts: Iterable[Results]) -> Results:
+    """Union of answers, one entry per object (the first trail wins), capped in width."""
+    parts = parts if type(parts) is list else list(parts)
+    if len(parts) == 1 and type(parts[0]) is tuple and len(parts[0]) <= 1:
+        return parts[0]  # one answer of at most one object: already what the union would be
+    seen: Dict[Obj, Found] = {}
+    keep = seen.setdefault  # one hash of the object per entry: the first one found stays
+    for part in parts:
+        for found in part:
+            keep(found[0], found)
+    if len(seen) > MAX_RESULTS:
+        kept = list(seen.values())[:MAX_RESULTS]
+        return tuple(kept) + UNKNOWN_RESULT
+    return tuple(seen.values())
+
+
+_new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``__new__`` (the same object)
+
+
+def one(obj: Obj, trail: Trail = ()) -> Results:
+    return (_new(Found, (obj, trail)),)
+
+
+def extend(results: Results, step: Optional[Step]) -> Results:
+    """The same answer with ``step`` prepended to each trail (the hop that led here)."""
+    if step is None:
+        return results
+    return tuple([_new(Found, (f[0], ((step,) + f[1])[:MAX_TRAIL])) for f in results])
 
 
 def objects(results: Results):

@@ -17,16 +17,19 @@ Rules combine these with the resolver's answers; they hold no facts of their own
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop, Span
 from ..analysis.values import (Attr, Call, Const, DictDisplay, FunctionRef, Imported, Item, Name, Op, Part, Seq, Starred,
-                               dotted, last_name)
+                               dotted, last_name, same_value)
 from . import externals, mmconfig
-from .effects import main_process_only
+from .effects import SHARDING_NAMES, main_process_only
+from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
-from .libraries import CONTEXT, HOOKS, matches
+from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, POOL_INITIALIZERS, PROCESS_CLASSES, PROCESS_STARTERS,
+                        PROCESS_TARGET_NAMES, entry_point, matches, process_target, split_entry_point, without_context)
 from .objects import (
     Lit,
     Batch,
@@ -46,7 +49,7 @@ from .objects import (
     UNKNOWN_RESULT,
 )
 from .project import Project, sites_in_scope
-from .resolver import Resolver, extend, join
+from .resolver import Resolver, extend, join, reaching
 
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
@@ -233,8 +236,8 @@ class Model:
         found = self._contexts.get(key)
         if found is not None:
             return found
-        self._contexts[key] = [Ctx(module, scope)]  # recursion guard
-        result = [Ctx(module, scope)]
+        self._contexts[key] = [self.resolver.context(module, scope)]  # recursion guard
+        result = [self.resolver.context(module, scope)]
         function = self.project.function(module, scope) if scope else None
         if function is not None and depth > 0:
             callers = self.resolver.callers(Func(module, scope))
@@ -248,7 +251,7 @@ class Model:
                             bound_self = caller_ctx.self_obj
                         result.append(Ctx(module, scope, site, caller_ctx, bound_self))
                 if len(result) > MAX_CONTEXTS:
-                    result = [Ctx(module, scope)]
+                    result = [self.resolver.context(module, scope)]
         self._contexts[key] = result
         return result
 
@@ -326,21 +329,31 @@ class Model:
                 keys = tuple(last_name(base) for base in klass.bases)
                 if keys:
                     entries.append((True, klass.name, keys))
+            naming_key = self._naming_key
             for bindings in [summary.bindings] + [f.bindings for f in summary.functions.values()]:
-                for name, items in bindings.items():
-                    keys = tuple(key for key in (self._naming_key(b.value, summary, factories) for b in items
-                                                 if b.kind in ("assign", "import")) if key)
+                for name, items in bindings.items():  # every binding of the project: a plain loop
+                    keys = []
+                    for binding in items:
+                        if binding.kind == "assign" or binding.kind == "import":
+                            key = naming_key(binding.value, summary, factories)
+                            if key:
+                                keys.append(key)
                     if keys:
-                        entries.append((False, name, keys))
+                        entries.append((False, name, tuple(keys)))
         return entries
 
     @staticmethod
     def _naming_key(value, summary, factories=frozenset()) -> str:
         """The last name whose being a loader name makes ``value`` one ("": none); ``f()`` for
         what a call of one of the ``factories`` returns."""
-        if isinstance(value, (Name, Attr, Imported)):
+        kind = type(value)
+        if kind is Name:
+            return value.id
+        if kind is Attr:
+            return value.name
+        if kind is Imported:
             return last_name(value)
-        if isinstance(value, Call):
+        if kind is Call:
             site = summary.calls[value.index]
             called = last_name(site.func)
             if called == "partial" and site.args:
@@ -419,7 +432,7 @@ class Model:
                 site = self.project.call(ref)
                 if not site.args or not isinstance(site.func, Name):
                     continue
-                ctx = Ctx(ref.module, site.scope)
+                ctx = self.resolver.context(ref.module, site.scope)
                 if not any(isinstance(f.obj, Ext) and f.obj.qualname in ITERATING_CALLS
                            for f in self.resolver.eval(site.func, ctx)):
                     continue
@@ -443,7 +456,7 @@ class Model:
         for info, index, loop in loops:
             if loop.iter is None:
                 continue
-            ctx = Ctx(info.key, loop.scope)
+            ctx = self.resolver.context(info.key, loop.scope)
             for obj, trail in self._iterated_loaders(self.resolver.eval(loop.iter, ctx)):
                 key = (obj, info.key, index)
                 if key not in seen:
@@ -496,7 +509,7 @@ class Model:
         if summary is None:
             return []
         function = summary.functions.get(func.qualname) if func.qualname else None
-        ctx = Ctx(func.module, func.qualname)
+        ctx = self.resolver.context(func.module, func.qualname)
         out: List[Func] = []
         for index in sites_in_scope(self.project, func.module, func.qualname):
             value = summary.calls[index].func
@@ -593,7 +606,7 @@ class Model:
         """``for loader in (train_loader, val_loader):`` goes through loaders, it is no epoch loop."""
         if loop.iter is None:
             return False
-        for found in self.resolver.eval(loop.iter, Ctx(module, loop.scope)):
+        for found in self.resolver.eval(loop.iter, self.resolver.context(module, loop.scope)):
             for element in self.resolver.iterate(found):
                 if isinstance(element.obj, Managed) or (isinstance(element.obj, Inst) and self.resolver.is_loader(element.obj)):
                     return True
@@ -637,7 +650,7 @@ class Model:
             if last_name(site.func) in names:
                 found.append((ref, site))
                 continue
-            ctx = Ctx(module, site.scope)
+            ctx = self.resolver.context(module, site.scope)
             for found_callee in self.resolver.eval(site.func, ctx) if isinstance(site.func, Name) else ():
                 callee = found_callee.obj
                 if isinstance(callee, Func):
@@ -663,7 +676,7 @@ class Model:
             site = self.project.call(ref)
             if len(site.args) != 1 or not isinstance(site.func, Name):
                 continue
-            ctx = Ctx(ref.module, site.scope)
+            ctx = self.resolver.context(ref.module, site.scope)
             if not any(isinstance(f.obj, Ext) and f.obj.qualname == "builtins.iter"
                        for f in self.resolver.eval(site.func, ctx)):
                 continue
@@ -703,7 +716,7 @@ class Model:
                 outer.func.base if isinstance(outer.func, Attr) and outer.func.name in ("next", "__next__") else None)
             if receiver is None:
                 continue
-            for found in self.resolver.eval(receiver, Ctx(ref.module, site.scope)):
+            for found in self.resolver.eval(receiver, self.resolver.context(ref.module, site.scope)):
                 if isinstance(found.obj, Inst) and found.obj.site == ref:
                     return Step(ref.module, outer.span, "one batch taken from it")
         return None
@@ -711,7 +724,7 @@ class Model:
     def _is_next(self, site: CallSite, module: str) -> bool:
         return isinstance(site.func, Name) and site.func.id == "next" and any(
             isinstance(f.obj, Ext) and f.obj.qualname == "builtins.next"
-            for f in self.resolver.eval(site.func, Ctx(module, site.scope)))
+            for f in self.resolver.eval(site.func, self.resolver.context(module, site.scope)))
 
     def _every_pass(self, module: str, site: CallSite, loop: Optional[Loop]) -> bool:
         """Whether ``site`` runs on every pass of ``loop`` (every call of its function when
@@ -1018,8 +1031,6 @@ class Model:
         return memo[key]
 
     def _binding_mentions_rank(self, module: str, scope: str, name: str, depth: int) -> bool:
-        from ..analysis.summary import Span
-
         function = self.project.function(module, scope) if scope else None
         owner = function.bindings if function is not None else self.project.summary(module).bindings
         for binding in owner.get(name, ())[:8]:
@@ -1060,12 +1071,10 @@ class Model:
         return found
 
     def _moves_at(self, ref: SiteRef, method: str) -> List[Move]:
-        from .externals import device_target
-
         site = self.project.call(ref)
         if not isinstance(site.func, Attr):
             return []
-        ctx = Ctx(ref.module, site.scope)
+        ctx = self.resolver.context(ref.module, site.scope)
         if method == "to" and device_target(self.resolver, ref, ctx) in (None, "cpu"):
             return []
         if method == "type" and not self._cuda_type(site, ctx):
@@ -1088,7 +1097,7 @@ class Model:
                 if not isinstance(given.obj, Func):
                     continue
                 function = self.project.function(given.obj.module, given.obj.qualname)
-                ctx = Ctx(given.obj.module, given.obj.qualname)
+                ctx = self.resolver.context(given.obj.module, given.obj.qualname)
                 made = [f.obj for value in (function.returns if function is not None else ())
                         for f in self.resolver.eval(value, ctx)]
                 if made and all(self._has_own(obj, method) for obj in made):
@@ -1105,7 +1114,7 @@ class Model:
         """A ``collate_fn`` that puts an instance of a project class with its own ``method`` into
         the batch it returns (DETR's ``batch[0] = nested_tensor_from_tensor_list(batch[0])``)."""
         summary = self.project.summary(func.module)
-        ctx = Ctx(func.module, func.qualname)
+        ctx = self.resolver.context(func.module, func.qualname)
         return any(self._has_own(found.obj, method)
                    for index in sites_in_scope(self.project, func.module, func.qualname)
                    for found in self.resolver.eval(Call(index), ctx)) if summary is not None else False
@@ -1123,8 +1132,6 @@ class Model:
         return False
 
     def _non_blocking(self, site: CallSite, ref: SiteRef, ctx: Ctx, method: str) -> str:
-        from .externals import truthiness
-
         for name, value in site.keywords:
             if name == "non_blocking":
                 return truthiness(self.resolver.eval(value, ctx))
@@ -1137,8 +1144,6 @@ class Model:
             second = self.resolver.eval(site.args[1], ctx)
             if all(isinstance(f.obj, type(None)) for f in second):
                 return "false"
-            from .externals import device_kind
-
             if any(device_kind(f.obj) != "dtype" for f in second) and truthiness(second) != "unknown":
                 return truthiness(second)
         return "false"
@@ -1223,7 +1228,7 @@ class Model:
         if isinstance(inst.cls, Ext) and externals.computes_value(inst.cls.qualname):
             return ()
         site = self.project.call(inst.site)
-        ctx = inst.ctx or Ctx(inst.site.module, site.scope)
+        ctx = inst.ctx or self.resolver.context(inst.site.module, site.scope)
         name = inst.cls.qualname.rpartition(".")[2]
         return join(extend(self.resolver.eval(value, ctx), Step(inst.site.module, span, f"{note} of `{name}(...)`"))
                     for value, span, note in kept_arguments(site))
@@ -1240,7 +1245,7 @@ class Model:
             method = self.resolver.method(obj.cls, "__call__")
             return [WorkerFunction(method, obj, role, trail)] if method is not None else []
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "functools.partial" and obj.site:
-            held = obj.ctx or Ctx(obj.site.module, self.project.call(obj.site).scope)
+            held = obj.ctx or self.resolver.context(obj.site.module, self.project.call(obj.site).scope)
             return [WorkerFunction(found.obj, None, role, trail + found.trail,  # its arguments bind parameters
                                    Ctx(found.obj.module, found.obj.qualname, obj.site, held, None, 1))
                     for found in self.resolver.keyword_at(obj.site, obj.ctx, "func", 0) or ()
@@ -1359,15 +1364,13 @@ class Model:
         Only in modules that import ``multiprocessing`` or ``concurrent``, at module level or in
         a function (where such a call can be), or where the call names it
         (``torch.multiprocessing.spawn`` after ``import torch``)."""
-        from .libraries import PROCESS_TARGET_NAMES
-
         out: List[Tuple[object, str, Trail]] = []
         for name in sorted(PROCESS_TARGET_NAMES):
             for ref in self.project.calls_named(name):
                 site = self.project.call(ref)
                 if not self._imports_processes(ref.module) and ".multiprocessing." not in f".{dotted(site.func)}.":
                     continue
-                ctx = Ctx(ref.module, site.scope)
+                ctx = self.resolver.context(ref.module, site.scope)
                 for found in self.resolver.eval(site.func, ctx):
                     handed = self._handed_over(ref, found.obj) if isinstance(found.obj, Ext) else None
                     if handed is None:
@@ -1384,8 +1387,6 @@ class Model:
         the processes it starts: a target or a pool's task (``process:<starter>``), a pool's
         initializer (``initializer:<starter>``). A pool's tasks travel through a queue,
         pickled whatever the start method; targets and initializers not when forked by choice."""
-        from .libraries import POOL_INITIALIZERS, process_target, without_context
-
         plain = without_context(callee.qualname)
         starter = plain.replace("()", "")
         where = process_target(plain)
@@ -1415,7 +1416,7 @@ class Model:
         (``mp.get_context("fork").Process``, ``Pool(context=...)``,
         ``ProcessPoolExecutor(mp_context=...)``). Nothing is pickled to start them and the
         main module is not imported again; the platform's default is not a choice."""
-        ctx = ctx or Ctx(ref.module, self.project.call(ref).scope)
+        ctx = ctx or self.resolver.context(ref.module, self.project.call(ref).scope)
         if qualname.startswith("torch.multiprocessing."):
             given = self.resolver.keyword_at(ref, ctx, "start_method")
             if given is not None:
@@ -1426,8 +1427,6 @@ class Model:
     def _start_contexts(self, ref: SiteRef, qualname: str, ctx: Ctx) -> Results:
         """The start-method contexts a process starter is called with: the one it is a
         member of (``ctx.Process``), or the one its ``context=``/``mp_context=`` gives."""
-        from .libraries import CONTEXT, CONTEXT_ARGUMENTS, without_context
-
         site = self.project.call(ref)
         found: List[Found] = []
         if CONTEXT in qualname and isinstance(site.func, Attr):
@@ -1469,7 +1468,7 @@ class Model:
                 site, ctx, shift = outside
                 call = self.project.call(site)
                 for value, _, _ in kept_arguments(call, shift):
-                    for found in self.resolver.eval(value, ctx or Ctx(site.module, call.scope)):
+                    for found in self.resolver.eval(value, ctx or self.resolver.context(site.module, call.scope)):
                         yield found, None
             for item in self.resolver.mro(obj.cls):
                 if not isinstance(item, Cls):
@@ -1565,7 +1564,7 @@ class Model:
             found = []
             for ref in self.project.calls_named("set_start_method"):
                 site = self.project.call(ref)
-                ctx = Ctx(ref.module, site.scope)
+                ctx = self.resolver.context(ref.module, site.scope)
                 names = [f.obj.qualname for f in self.resolver.eval(site.func, ctx) if isinstance(f.obj, Ext)]
                 if not any(n.endswith("set_start_method") and CONTEXT not in n for n in names):
                     continue
@@ -1609,10 +1608,8 @@ class Model:
     def process_start(self, module: str, index: int) -> Optional[str]:
         """Why the call at ``index`` starts processes directly (None: it does not); a context's
         ``Process``/``Pool`` too, unless it forks (forked processes do not import the main module)."""
-        from .libraries import PROCESS_CLASSES, PROCESS_STARTERS, entry_point, without_context
-
         site = self.project.summary(module).calls[index]
-        ctx = Ctx(module, site.scope)
+        ctx = self.resolver.context(module, site.scope)
         name = last_name(site.func)
         if isinstance(site.func, Attr):
             if name == "start":
@@ -1645,8 +1642,6 @@ class Model:
     def _entry_points(self) -> Dict[str, List[Tuple[str, str]]]:
         found = getattr(self, "_entry_table", None)
         if found is None:
-            from .libraries import ENTRY_POINTS, split_entry_point
-
             extra = tuple(getattr(self.settings, "trainer_entry_points", ()) or ())
             found = {}
             for entry in ENTRY_POINTS + tuple(e for e in extra if isinstance(e, str) and e.count(".") >= 2):
@@ -1784,8 +1779,6 @@ class Model:
 
     def _splitting_boundaries(self) -> Set[str]:
         """Project boundaries whose code calls a per-worker splitter (``get_worker_info``...)."""
-        from .effects import SHARDING_NAMES
-
         out = set()
         for name in SHARDING_NAMES:
             for ref in self.project.calls_named(name):
@@ -1797,7 +1790,7 @@ class Model:
         klass = self.project.klass(cls.module, cls.qualname)
         for ref in self.project.calls_named(klass.name)[:MAX_CONTEXTS]:
             site = self.project.call(ref)
-            ctx = Ctx(ref.module, site.scope)
+            ctx = self.resolver.context(ref.module, site.scope)
             for value in list(site.args) + [v for _, v in site.keywords]:
                 if any(isinstance(f.obj, Inst) and self.resolver.is_loader(f.obj) for f in self.resolver.eval(value, ctx)):
                     return True
@@ -1812,8 +1805,6 @@ class Model:
     @staticmethod
     def in_tests(info) -> bool:
         """Whether a module belongs to a test suite (by its path inside its project)."""
-        import os
-
         return is_test_module(os.path.relpath(info.key, info.boundary))
 
     def all_loaders(self) -> List[object]:
@@ -1888,7 +1879,7 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
     if model.sharing_strategy_set(iteration.module):
         return []
     function = model.project.function(iteration.module, loop.scope) if loop.scope else None
-    ctx = Ctx(iteration.module, loop.scope)
+    ctx = model.resolver.context(iteration.module, loop.scope)
     out = []
     for index in sites_in_scope(model.project, iteration.module, loop.scope):
         site = summary.calls[index]
@@ -2045,8 +2036,6 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
         inner = _batch_view(model, value.base, ctx, function, loader, depth + 1)
         return (inner[0], inner[1] or f"`.{value.name}`") if inner is not None else None
     if isinstance(value, Item):
-        from ..analysis.values import Const
-
         return _batch_view(model, value.base, ctx, function, loader, depth + 1) \
             if isinstance(value.key, Const) else None  # a mask or index tensor copies
     if type(value) is Part:  # ``x, y = batch``: a part of the batch
@@ -2056,8 +2045,6 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
                  if v is not None]
         return next((v for v in views if v[1]), views[0]) if views else None
     if isinstance(value, Name) and function is not None and value.id in function.bindings:
-        from .resolver import reaching
-
         trail = None
         for binding in reaching(function.bindings[value.id], value.pos, function.blocks):
             if binding.kind == "loop":
@@ -2088,10 +2075,8 @@ def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:
 
 def _concatenated(model: Model, module: str, scope: str, holder) -> str:
     """"`torch.cat(preds)`" when the container is concatenated as tensors in the same function."""
-    from ..analysis.values import same_value
-
     summary = model.project.summary(module)
-    ctx = Ctx(module, scope)
+    ctx = model.resolver.context(module, scope)
     for index in sites_in_scope(model.project, module, scope):
         site = summary.calls[index]
         if not site.args or last_name(site.func) not in {q.rpartition(".")[2] for q in CONCATENATORS}:

@@ -12,7 +12,7 @@ unknown stays unknown and never becomes a finding by itself.
 from __future__ import annotations
 
 import builtins
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, ClassSummary, FunctionSummary, Param
 from ..analysis.values import (
@@ -32,7 +32,9 @@ from ..analysis.values import (
     Starred,
     Value,
     FAR,
+    dotted,
     last_name,
+    root_name,
 )
 from . import externals
 from .objects import (
@@ -61,22 +63,23 @@ from .objects import (
     SiteRef,
     Step,
     Top,
-    Trail,
     Varargs,
+    extend,
+    join,
+    one,
 )
-from .project import ModuleInfo, Project
+from .project import ModuleInfo, Project, sites_in_scope
 
-MAX_RESULTS = 24  # objects per answer; beyond, the answer also says Top
 MAX_CALLERS = 12  # call sites followed for a parameter of a function called from many places
 MAX_ITEM_STORES = 200  # ``x[k] = v`` statements of a module evaluated to find dicts filled in later
 MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the callers are not all known
 MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
 MAX_EVAL_DEPTH = 70  # nested evaluations
-MAX_TRAIL = 8
 BUILTIN_NAMES = frozenset(dir(builtins))
 STATIC_DECORATORS = frozenset({"staticmethod"})
 CLASS_DECORATORS = frozenset({"classmethod"})
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
+_new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``__new__`` (the same object)
 
 
 def bounded(default):
@@ -115,11 +118,10 @@ def reaching(bindings, pos: int, blocks) -> tuple:
     if not before or len(before) == 1:
         return tuple(before) or tuple(bindings)
     use_block = _innermost_block(blocks, pos // 65536)
-    kept = []
-    for binding in before:
-        if not any(later.pos > binding.pos and _encloses(blocks, later.block, use_block) for later in before):
-            kept.append(binding)
-    return tuple(kept)
+    # a binding is replaced when one made after it is in a block holding ``pos``: when the
+    # last of those is (each binding's block is tested once, not once per earlier binding)
+    last = max((b.pos for b in before if _encloses(blocks, b.block, use_block)), default=-1)
+    return tuple([b for b in before if b.pos >= last])
 
 
 def _innermost_block(blocks, row: int) -> int:
@@ -138,22 +140,6 @@ def _encloses(blocks, outer: int, inner: int) -> bool:
         if inner == -1:
             return False
         inner = blocks[inner][0]
-
-
-def join(parts: Iterable[Results]) -> Results:
-    """Union of answers, one entry per object (the first trail wins), capped in width."""
-    parts = parts if type(parts) is list else list(parts)
-    if len(parts) == 1 and type(parts[0]) is tuple and len(parts[0]) <= 1:
-        return parts[0]  # one answer of at most one object: already what the union would be
-    seen: Dict[Obj, Found] = {}
-    keep = seen.setdefault  # one hash of the object per entry: the first one found stays
-    for part in parts:
-        for found in part:
-            keep(found[0], found)
-    if len(seen) > MAX_RESULTS:
-        kept = list(seen.values())[:MAX_RESULTS]
-        return tuple(kept) + UNKNOWN_RESULT
-    return tuple(seen.values())
 
 
 # Objects that are bags of attributes, filled by their keywords, a dict, or stores after
@@ -185,24 +171,13 @@ def _tensor_index(keys: Results) -> bool:
                               for f in keys)
 
 
-def one(obj: Obj, trail: Trail = ()) -> Results:
-    return (Found(obj, trail),)
-
-
-def extend(results: Results, step: Optional[Step]) -> Results:
-    """The same answer with ``step`` prepended to each trail (the hop that led here)."""
-    if step is None:
-        return results
-    return tuple(Found(f.obj, ((step,) + f.trail)[:MAX_TRAIL]) for f in results)
-
-
 class Resolver:
     def __init__(self, project: Project, libraries=None):
         from .libraries import Libraries
 
         self.project = project
         self.libraries = libraries or Libraries()
-        self._memo: Dict[tuple, Tuple[Value, Optional[Results]]] = {}
+        self._memo: Dict[Ctx, Dict[int, Tuple[Value, Optional[Results]]]] = {}
         self._depth = 0
         self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
         self._callers_cut: Set[Func] = set()
@@ -221,13 +196,26 @@ class Resolver:
         self._decorations: Dict[Tuple[int, int], bool] = {}
         self._importing: Set[Tuple[Imported, str]] = set()
         self._varargs: Dict[tuple, object] = {}
+        self._contexts: Dict[Tuple[str, str], Ctx] = {}
+        self._scope_stores: Dict[str, Dict[str, list]] = {}
 
     # entry -----------------------------------------------------------------------------
+    def context(self, module: str, scope: str = "") -> Ctx:
+        """``Ctx(module, scope)``, made once per run: the names of enclosing scopes and module
+        globals are evaluated in these contexts tens of thousands of times."""
+        key = (module, scope)
+        found = self._contexts.get(key)
+        if found is None:
+            found = self._contexts[key] = Ctx(module, scope)
+        return found
+
     def eval(self, value: Optional[Value], ctx: Ctx) -> Results:
         if value is None:
             return UNKNOWN_RESULT
-        key = (id(value), ctx)  # the memo keeps ``value`` alive, so its id is never reused
-        memo = self._memo
+        memo = self._memo.get(ctx)  # per context, then by the value's id: one hash of the context per call
+        if memo is None:
+            memo = self._memo[ctx] = {}
+        key = id(value)  # the memo keeps ``value`` alive, so its id is never reused
         found = memo.get(key)
         if found is not None and found[0] is value:
             return found[1] if found[1] is not None else UNKNOWN_RESULT  # None: being evaluated (a cycle)
@@ -248,19 +236,19 @@ class Resolver:
     def _eval(self, value: Value, ctx: Ctx) -> Results:
         kind = type(value)
         if kind is Const:
-            return one(Lit(value.value))
+            return one(_new(Lit, (value.value,)))
         if kind is Name:
             return self.name(value.id, ctx, value.pos)
         if kind is Attr:
             return join(self.attribute(f, value.name, ctx) for f in self.eval(value.base, ctx))
         if kind is Call:
-            return self.call(SiteRef(ctx.module, value.index), ctx)
+            return self.call(_new(SiteRef, (ctx.module, value.index)), ctx)
         if kind is Item:
             return self.item(value, ctx)
         if kind is FunctionRef:
-            return one(Func(ctx.module, value.qualname))
+            return one(_new(Func, (ctx.module, value.qualname)))
         if kind is ClassRef:
-            return one(Cls(ctx.module, value.qualname))
+            return one(_new(Cls, (ctx.module, value.qualname)))
         if kind is Seq:
             return one(Container(value.kind, value, ctx))
         if kind is DictDisplay:
@@ -283,7 +271,7 @@ class Resolver:
         summary = self.project.summary(ctx.module)
         if summary is None:
             return UNKNOWN_RESULT
-        scope, scope_ctx, innermost = ctx.scope, ctx, True
+        scope, innermost = ctx.scope, True
         while scope:
             function = summary.functions.get(scope)
             if function is not None:
@@ -292,15 +280,15 @@ class Resolver:
                 bindings = function.bindings.get(name) if name not in function.declared_nonlocal else None
                 if bindings:
                     bindings = reaching(bindings, pos if innermost else FAR, function.blocks)
-                    return self.bindings(function, name, bindings, scope_ctx)
-                scope, scope_ctx = function.scope, Ctx(ctx.module, function.scope)
+                    return self.bindings(function, name, bindings, ctx if innermost else self.context(ctx.module, scope))
+                scope = function.scope
             else:
                 klass = summary.classes.get(scope)
                 if klass is None:
                     break
                 if innermost and name in klass.bindings:
-                    return self.class_bindings(klass, name, scope_ctx)
-                scope, scope_ctx = klass.scope, Ctx(ctx.module, klass.scope)
+                    return self.class_bindings(klass, name, ctx)
+                scope = klass.scope
             innermost = False
         return self.global_name(ctx.module, name, pos if innermost else FAR)
 
@@ -354,8 +342,8 @@ class Resolver:
         if summary is None:
             return UNKNOWN_RESULT
         bindings = summary.bindings.get(name)
-        ctx = Ctx(module)
         if bindings:
+            ctx = self.context(module)
             bindings = reaching(bindings, pos, summary.blocks)
             parts = []
             for binding in bindings:
@@ -404,16 +392,16 @@ class Resolver:
             return one(Ext(dotted)) if dotted else UNKNOWN_RESULT
         results = one(Mod(target.key))
         for member in rest:
-            results = join(self.attribute(f, member, Ctx(module)) for f in results)
+            results = join(self.attribute(f, member, self.context(module)) for f in results)
         return results
 
     # parameters ------------------------------------------------------------------------
     def param(self, function: FunctionSummary, name: str, ctx: Ctx) -> Results:
-        params = function.params
-        position = next((i for i, p in enumerate(params) if p.name == name), None)
-        if position is None:
+        for position, param in enumerate(function.params):
+            if param.name == name:
+                break
+        else:
             return UNKNOWN_RESULT
-        param = params[position]
         owner = self._method_owner(ctx.module, function)
         if owner is not None and position == 0 and param.kind in ("pos", "posonly") and not self._is_static(function):
             if ctx.self_obj is not None:
@@ -431,8 +419,6 @@ class Resolver:
         return Cls(module, function.scope)
 
     def _decorated(self, function: FunctionSummary, names) -> bool:
-        from ..analysis.values import dotted
-
         if not function.decorators:
             return False
         key = (id(function), id(names))  # summaries and the name sets live as long as the run
@@ -476,12 +462,12 @@ class Resolver:
         if param.default is None:
             return UNKNOWN_RESULT
         step = Step(module, param.default_span or param.span, f"default of `{param.name}`")
-        return extend(self.eval(param.default, Ctx(module, function.scope)), step)
+        return extend(self.eval(param.default, self.context(module, function.scope)), step)
 
     def argument(self, site: CallSite, ref: SiteRef, caller: Optional[Ctx], param: Param, position: int,
                  function: FunctionSummary, skip: int, shift: int = 0) -> Optional[Results]:
         """What ``site`` passes for ``param`` (None: nothing, so the default applies)."""
-        caller = caller or Ctx(ref.module, site.scope)
+        caller = caller or self.context(ref.module, site.scope)
         args = site.args[shift:]
         if param.kind in ("pos", "posonly") and position >= 0:
             for index, arg in enumerate(args):
@@ -541,11 +527,11 @@ class Resolver:
             return None
         for (name, value), span in zip(site.keywords, site.keyword_spans):
             if name == key:
-                return extend(self.eval(value, ctx.caller or Ctx(ctx.call.module, site.scope)),
+                return extend(self.eval(value, ctx.caller or self.context(ctx.call.module, site.scope)),
                               Step(ctx.call.module, span, f"passed as `{key}`"))
         for name, value in site.keywords:
             if name is None:
-                found = self.splat_lookup(value, ctx.caller or Ctx(ctx.call.module, site.scope), key)
+                found = self.splat_lookup(value, ctx.caller or self.context(ctx.call.module, site.scope), key)
                 if found is not None:
                     return found
         default = self.kwargs_default(kwargs, key)
@@ -557,8 +543,6 @@ class Resolver:
     def kwargs_default(self, kwargs: Kwargs, key: str):
         """(value, call, span) of ``kw.setdefault("key", value)`` on the ``**kw`` parameter in its
         own function (``kwargs.setdefault("num_workers", 8)`` before ``super().__init__(**kwargs)``)."""
-        from .project import sites_in_scope
-
         function = self.project.function(kwargs.func.module, kwargs.func.qualname)
         name = next((p.name for p in function.params if p.kind == "kwarg"), None) if function is not None else None
         if name is None:
@@ -579,7 +563,7 @@ class Resolver:
         if ref is None:
             return None
         site = self.project.call(ref)
-        ctx = ctx or Ctx(ref.module, site.scope)
+        ctx = ctx or self.context(ref.module, site.scope)
         if position is not None:
             for index, arg in enumerate(site.args):
                 if isinstance(arg, Starred):
@@ -610,7 +594,7 @@ class Resolver:
         parts = []
         for site, self_obj in callers:
             call_site = self.project.call(site)
-            bound = Ctx(ctx.module, function.qualname, site, Ctx(site.module, call_site.scope), self_obj)
+            bound = Ctx(ctx.module, function.qualname, site, self.context(site.module, call_site.scope), self_obj)
             parts.append(self.param(function, param.name, bound))
         if not self.all_callers_known(func):
             parts.append(UNKNOWN_RESULT)
@@ -664,7 +648,7 @@ class Resolver:
     def _calls(self, ref: SiteRef, func: Func, owner: Optional[Cls], function: FunctionSummary):
         """False when the call at ``ref`` does not call ``func``; else the bound instance (or None)."""
         site = self.project.call(ref)
-        ctx = Ctx(ref.module, site.scope)
+        ctx = self.context(ref.module, site.scope)
         if owner is not None and function.name == "__init__":
             if isinstance(site.func, Attr) and isinstance(site.func.base, Call):  # super().__init__
                 return False  # found through ``super_inits``
@@ -730,7 +714,7 @@ class Resolver:
         if isinstance(cls, Cls):
             klass = self.project.klass(cls.module, cls.qualname)
             if klass is not None:
-                ctx = Ctx(cls.module, klass.scope)
+                ctx = self.context(cls.module, klass.scope)
                 for base in klass.bases:
                     for found_base in self.eval(base, ctx):
                         obj = found_base.obj
@@ -759,7 +743,7 @@ class Resolver:
                 if name in klass.methods:
                     return one(Func(item.module, f"{item.qualname}.{name}"))
                 if name in klass.bindings:
-                    return self.class_bindings(klass, name, Ctx(item.module, item.qualname))
+                    return self.class_bindings(klass, name, self.context(item.module, item.qualname))
             elif isinstance(item, Ext):
                 return one(Ext(f"{item.qualname}.{name}"))
         return None
@@ -774,9 +758,10 @@ class Resolver:
         summary = self.project.summary(cls.module)
         klass = summary.classes.get(cls.qualname) if summary is not None else None
         if klass is not None:
-            methods = {f"{cls.qualname}.{m}" for m in klass.methods}
-            for store in summary.stores:
-                if store.scope not in methods or not isinstance(store.target, Name):
+            by_scope = self._stores_by_scope(cls.module)
+            numbered = sorted(item for m in set(klass.methods) for item in by_scope.get(f"{cls.qualname}.{m}", ()))
+            for _, store in numbered:  # in the module's order
+                if not isinstance(store.target, Name):
                     continue
                 function = summary.functions.get(store.scope)
                 if function is None or not function.params or function.params[0].name != store.target.id:
@@ -784,6 +769,16 @@ class Resolver:
                 table.setdefault(store.attr, []).append((function, store))
         self._stores[key] = table
         return table
+
+    def _stores_by_scope(self, module: str) -> Dict[str, list]:
+        """scope → [(number, store)] of a module's attribute stores, indexed once per module
+        (``self_stores`` looks up each class's methods instead of going through every store)."""
+        found = self._scope_stores.get(module)
+        if found is None:
+            found = self._scope_stores[module] = {}
+            for number, store in enumerate(self.project.summary(module).stores):
+                found.setdefault(store.scope, []).append((number, store))
+        return found
 
     def instance_attribute(self, inst: Inst, name: str, reader: Optional[str] = None) -> Results:
         """``obj.name`` for an instance of a project class, with what code outside the class
@@ -824,7 +819,7 @@ class Resolver:
             self._stores_outside = {attr: tuple(stores) for attr, stores in self._stores_outside.items()}
         always, defaults, sometimes, fills = [], [], [], False
         for module, store in self._stores_outside.get(name, ()) + self._home_stores(obj, name):
-            ctx = Ctx(module, store.scope)
+            ctx = self.context(module, store.scope)
             if not any(_same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
                 continue
             step = Step(module, store.span, f"set as `.{name}`")
@@ -847,8 +842,6 @@ class Resolver:
         """The store's target starts from a module-level object its function does not bind
         (``cfg.TRAIN.NUM_WORKERS = args.workers`` in ``main()`` on the ``cfg`` a config module
         made): the same object wherever it is read."""
-        from ..analysis.values import root_name
-
         name = root_name(store.target)
         function = self.project.function(module, store.scope) if store.scope else None
         if name is None or function is None or name in function.bindings:
@@ -880,8 +873,6 @@ class Resolver:
     def _local_root(self, module: str, store) -> bool:
         """The store's target starts from a local variable its function assigned (``cfg = Cfg()``
         ... ``cfg.data.workers = 8``), not a parameter another caller may pass differently."""
-        from ..analysis.values import root_name
-
         name = root_name(store.target)
         if not store.scope and name is not None:  # a module's own object, set where it is built
             summary = self.project.summary(module)
@@ -984,8 +975,6 @@ class Resolver:
         init = self.method(cls, "__init__")
         if init is None:
             return False
-        from .project import sites_in_scope
-
         summary = self.project.summary(init.module)
         return any(isinstance(summary.calls[i].func, Attr) and summary.calls[i].func.name == "save_hyperparameters"
                    for i in sites_in_scope(self.project, init.module, init.qualname))
@@ -1012,8 +1001,6 @@ class Resolver:
             if klass is None or "__init__" not in klass.methods:
                 continue
             init = self.project.function(item.module, f"{item.qualname}.__init__")
-            from .project import sites_in_scope
-
             summary = self.project.summary(item.module)
             for index in sites_in_scope(self.project, item.module, init.qualname):
                 site = summary.calls[index]
@@ -1063,7 +1050,7 @@ class Resolver:
                     return passed
             if field.default is not None:
                 step = Step(cls.module, field.default_span or field.span, f"default of field `{name}`")
-                return extend(self.eval(field.default, Ctx(cls.module, cls.qualname)), step)
+                return extend(self.eval(field.default, self.context(cls.module, cls.qualname)), step)
             return UNKNOWN_RESULT
         return None
 
@@ -1078,7 +1065,7 @@ class Resolver:
         out = []
         if len(refs) <= MAX_CANDIDATES:
             for ref in refs:
-                ctx = Ctx(ref.module, self.project.call(ref).scope)
+                ctx = self.context(ref.module, self.project.call(ref).scope)
                 if any(f.obj == cls for f in self.eval(self.project.call(ref).func, ctx)):
                     out.append((ref, ctx))
         found = (tuple(out[:MAX_CALLERS]), len(refs) <= MAX_CANDIDATES and len(out) <= MAX_CALLERS)
@@ -1273,7 +1260,7 @@ class Resolver:
         if len(stores) > MAX_ITEM_STORES:
             return out  # numeric code: too many to evaluate, dict registries are not followed there
         for store in stores:
-            ctx = Ctx(module, store.scope)
+            ctx = self.context(module, store.scope)
             for found in self.eval(store.target, ctx):
                 if isinstance(found.obj, Container) and isinstance(found.obj.value, DictDisplay):
                     keys = self.eval(store.key, ctx)
@@ -1293,7 +1280,7 @@ class Resolver:
         updates = [(i, site) for i, site in enumerate(summary.calls) if isinstance(site.func, Attr)
                    and site.func.name == "update" and isinstance(site.func.base, Name) and len(site.args) <= 1]
         for index, site in updates[:MAX_ITEM_STORES]:
-            ctx = Ctx(module, site.scope)
+            ctx = self.context(module, site.scope)
             targets = [f.obj.value for f in self.eval(site.func.base, ctx)
                        if isinstance(f.obj, Container) and isinstance(f.obj.value, DictDisplay)]
             if not targets:
@@ -1343,8 +1330,6 @@ class Resolver:
         attrs = self._stored_display(ctx.module).get(id(container.value), ()) if not in_loops else ()
         if not names and not attrs:
             return ()
-        from .project import sites_in_scope
-
         summary = self.project.summary(ctx.module)
         parts = []
         for index in sites_in_scope(self.project, ctx.module, ctx.scope):
@@ -1413,7 +1398,7 @@ class Resolver:
                 break
             if param.kind in ("pos", "posonly"):
                 before += 1
-        return ctx.call, max(0, before - skip) + ctx.shift, ctx.caller or Ctx(ctx.call.module, site.scope)
+        return ctx.call, max(0, before - skip) + ctx.shift, ctx.caller or self.context(ctx.call.module, site.scope)
 
     def _vararg_args(self, varargs: Varargs):
         call = self.vararg_call(varargs)
@@ -1630,7 +1615,7 @@ class Resolver:
             if method is None:
                 return one(Iterated(obj))
             parts = []
-            ctx = obj.ctx or Ctx(method.module)
+            ctx = obj.ctx or self.context(method.module)
             for result in self.run_function(method, obj.site or SiteRef("", -1), ctx, obj):
                 if result.obj == obj:
                     following = self.method(obj.cls, "__next__")
