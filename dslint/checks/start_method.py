@@ -48,6 +48,8 @@ def check(model: Model) -> Iterator[Finding]:
         if _forced(model, (module, call)) or CATCHES & set(call.handlers):
             continue
         if not call.scope and not call.guarded:
+            if _asks_method(model, module, ""):
+                continue  # ``if mp.get_start_method(allow_none=True) is None:``: a spawned child has it set
             reported.add((module, call.span))
             yield finding(
                 model, CODE, module, call.span,

@@ -1629,7 +1629,7 @@ class Model:
                         if how == "spawn":
                             return (f"calls `{matched}(...).{name}()`, whose strategy starts a process per device "
                                     f"with spawn")
-                        if matched and how != "":
+                        if matched and how != "" and not self._told_no_workers(site, ctx):
                             return f"calls `{matched}(...).{name}()`, which starts DataLoader workers"
         if name in PROCESS_STARTERS_LAST:
             here = SiteRef(module, index)
@@ -1638,6 +1638,15 @@ class Model:
                 if without_context(qualname) in PROCESS_STARTERS and not self.forks(here, qualname, ctx):
                     return f"calls `{qualname}`"
         return None
+
+    def _told_no_workers(self, site: CallSite, ctx: Ctx) -> bool:
+        """An entry point given zero workers (``model.val(data=..., workers=0)``): its loaders
+        start no processes."""
+        for key, value in site.keywords:
+            if key in ("workers", "num_workers"):
+                found = self.resolver.eval(value, ctx)
+                return bool(found) and all(type(f.obj) is Lit and f.obj.value == 0 for f in found)
+        return False
 
     def _entry_points(self) -> Dict[str, List[Tuple[str, str]]]:
         found = getattr(self, "_entry_table", None)
