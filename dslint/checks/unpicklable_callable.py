@@ -99,7 +99,7 @@ def _starter(role: str) -> Optional[str]:
 
 
 def _how(role: str, trail) -> str:
-    stored = next((s.note for s in trail if s.note.startswith("stored as")), None)
+    stored = next((s.note for s in trail if s is not None and s.note.startswith(("stored as", "stored by"))), None)
     starter = _starter(role)
     if starter is not None:
         given = f"passed as `initializer` to `{starter}`" if role.startswith(INITIALIZER) else f"passed to `{starter}`"
@@ -108,6 +108,8 @@ def _how(role: str, trail) -> str:
     if role in ("collate_fn", "worker_init_fn"):
         name = given[len("argument `"):-1] if given else role
         return f"passed as `{name}`" if name == role else f"passed as `{name}` (the loader's `{role}`)"
+    if stored and stored.startswith("stored by"):  # ``ds.set_transform(f)``
+        return f"{stored.replace('stored by', 'stored in the dataset by')}"
     if stored:
         return f"{stored} on the dataset"
     if trail and trail[-1] is not None and trail[-1].note == "argument `dataset`":

@@ -49,7 +49,7 @@ from .objects import (
     UNKNOWN_RESULT,
 )
 from .project import Project, sites_in_scope
-from .resolver import Resolver, extend, join, reaching
+from .resolver import Resolver, extend, join, reaching, same_object
 
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
@@ -187,6 +187,7 @@ class DatasetChange(NamedTuple):
 # Attributes code sets on a library object after building it that pickle then carries to the
 # workers: a dataset's transforms (``full.transform = ...`` after ``random_split(full, ...)``).
 SET_AFTER_ATTRS = ("transform", "target_transform", "transforms")
+INPLACE_SETTERS = (("set_transform", "transform"),)  # (method, its keyword): ``ds.set_transform(f)``
 CUSTOM_PICKLING = ("__getstate__", "__reduce__", "__reduce_ex__")
 
 
@@ -1489,6 +1490,9 @@ class Model:
             for name in SET_AFTER_ATTRS:  # ``full.transform = Compose([...])`` after ``ImageFolder(root)``
                 for found in self.resolver.set_after(obj, name):
                     yield found, None
+            yield from self._set_by_method(obj)
+        elif isinstance(obj, Inst) and isinstance(obj.cls, Ext):  # ``ds["train"]`` of a dataset dict
+            yield from self._set_by_method(obj)
         elif isinstance(obj, Container):
             for found in self.resolver.container_values(obj):
                 yield found, None
@@ -1496,6 +1500,24 @@ class Model:
             yield Found(obj.self_obj), None
         elif isinstance(obj, Managed):
             yield Found(obj.loader), None
+
+    def _set_by_method(self, obj: Inst):
+        """What a method of an outside object stores into it after it is built: the transform of
+        a Hugging Face dataset's ``ds.set_transform(f)`` (formatted items go through ``f`` in the
+        worker, and the dataset pickles it)."""
+        for name, keyword in INPLACE_SETTERS:
+            for ref in self.project.calls_named(name):
+                site = self.project.call(ref)
+                if type(site.func) is not Attr:
+                    continue
+                ctx = self.resolver.context(ref.module, site.scope)
+                if not any(same_object(f.obj, obj) for f in self.resolver.eval(site.func.base, ctx)):
+                    continue
+                value = site.args[0] if site.args else next((v for k, v in site.keywords if k == keyword), None)
+                if value is not None:
+                    step = Step(ref.module, site.span, f"stored by `.{name}(...)`")
+                    for found in self.resolver.eval(value, ctx):
+                        yield found, step
 
     def worker_runs(self) -> List[Tuple[object, Optional[loader_facts.Workers], WorkerFunction]]:
         """(loader, its workers, function) for every function worker processes may run;

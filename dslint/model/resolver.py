@@ -820,7 +820,7 @@ class Resolver:
         always, defaults, sometimes, fills = [], [], [], False
         for module, store in self._stores_outside.get(name, ()) + self._home_stores(obj, name):
             ctx = self.context(module, store.scope)
-            if not any(_same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
+            if not any(same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
                 continue
             step = Step(module, store.span, f"set as `.{name}`")
             value = extend(self.eval(store.value, ctx), step)
@@ -1631,7 +1631,7 @@ class Resolver:
         return self.libraries.loader_spec(self, inst) is not None
 
 
-def _same_object(found, obj) -> bool:
+def same_object(found, obj) -> bool:
     """The same built object, whatever context it was reached in."""
     if isinstance(obj, Inst) and isinstance(found, Inst):
         return found.cls == obj.cls and found.site == obj.site
