@@ -40,8 +40,16 @@ def _persistent(model: Model, loader) -> Optional[Tuple[Step, ...]]:
     return (kept,) + next((f.trail for f in persistent if truthiness((f,)) == "true"), ())[:2]
 
 
+# Lightning calls these once per epoch, on the module that defines the loader's hook: what
+# they change on the dataset is a change between epochs (``reload_dataloaders_every_n_epochs``
+# off, the default, keeps the same loader and its persistent workers).
+EPOCH_HOOKS = ("on_train_epoch_start", "on_train_epoch_end", "on_epoch_start", "on_epoch_end",
+               "on_validation_epoch_end", "training_epoch_end")
+
+
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[object] = set()
+    yield from _lightning_epochs(model, reported)
     for iteration in model.iterations():
         if iteration.loop is None or model.managed(iteration.loader):
             continue
@@ -55,6 +63,51 @@ def check(model: Model) -> Iterator[Finding]:
             if key not in reported:
                 reported.add(key)
                 yield _finding(model, change, span, kept, repeat, iteration)
+
+
+def _lightning_epochs(model: Model, reported) -> Iterator[Finding]:
+    """Loaders a Lightning module's ``*_dataloader`` hook builds with persistent workers, and
+    the epoch hooks of the same module (``on_train_epoch_start``) that change their dataset.
+    Not when the project asks a Trainer to reload its dataloaders every few epochs."""
+    if _reloads_dataloaders(model):
+        return
+    for loader in model.loaders():
+        if model.managed(loader) != "lightning":
+            continue
+        base = loaders.base_loader(loader)
+        kept = _persistent(model, loader)
+        hook = model.project.function(base.site.module, model.project.call(base.site).scope) \
+            if base is not None and base.site is not None and kept is not None else None
+        owner = model.project.klass(base.site.module, hook.scope) if hook is not None and hook.scope_kind == "class" else None
+        for name in EPOCH_HOOKS if owner is not None else ():
+            function = model.project.function(base.site.module, f"{hook.scope}.{name}") if name in owner.methods else None
+            if function is None:
+                continue
+            region = (base.site.module, function.qualname, function.span.row, function.end_row)
+            for change in model.changes_in_regions(loader, [region]):
+                span = _statement(model, change.module, change.span) if change.store else change.span
+                key = (change.module, span.row, span.col, change.attr)
+                if key not in reported:
+                    reported.add(key)
+                    yield _hook_finding(model, change, span, kept, name)
+
+
+def _reloads_dataloaders(model: Model) -> bool:
+    """A call given ``reload_dataloaders_every_n_epochs`` (a Trainer rebuilding its loaders)."""
+    return any(key == "reload_dataloaders_every_n_epochs" for info in model.project.eager_modules()
+               for site in info.summary.calls for key, _ in site.keywords)
+
+
+def _hook_finding(model: Model, change, span: Span, kept, hook: str) -> Finding:
+    name = model.project.klass(change.obj.cls.module, change.obj.cls.qualname).name
+    return finding(
+        model, CODE, change.module, span,
+        f"`{_short(source(model, change.module, span))}` changes `{name}.{change.attr}` in `{hook}`, which "
+        f"Lightning calls every epoch, but the DataLoader's workers are persistent "
+        f"({where(model, kept[0], change.module)}): each keeps the copy it got in the first epoch and never sees "
+        f"the change; pass the value through the sampler or shared memory, or drop `persistent_workers`",
+        kept + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"),),
+    )
 
 
 def _finding(model: Model, change, span: Span, kept, repeat, iteration) -> Finding:

@@ -758,11 +758,16 @@ class Model:
         workers use: assigning one of its attributes (``loader.dataset.epoch = e``) or calling
         one of its methods that assigns ``self.<attr>`` (``dataset.set_epoch(e)``), itself or
         through a helper it calls on ``self``, where the workers' code reads that attribute."""
+        return self.changes_in_regions(loader, self._epoch_regions(repeat))
+
+    def changes_in_regions(self, loader, regions) -> List["DatasetChange"]:
+        """``dataset_changes`` in the code of ``regions``: (module, scope, first row, last row)
+        run once per epoch."""
         state = self.worker_state(loader)
         if not state:
             return []
         found: List[DatasetChange] = []
-        for region in self._epoch_regions(repeat):
+        for region in regions:
             for module, scope, first, last, ctx, trail in self._code_run_by(*region, depth=2):
                 own = ctx.self_obj
                 if isinstance(own, Inst) and (own.cls, own.site) in state:
