@@ -70,6 +70,8 @@ HIGHER_ORDER_CALLS = frozenset({"map", "imap", "imap_unordered", "starmap", "map
                                 "apply", "apply_async", "filter", "reduce", "sorted", "Thread"})
 HANDOFF_DEPTH = 2  # calls from the code holding a loader to a module it hands the loader or its batches to
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
+STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})  # Lightning: per batch
+LIGHTNING_MODULES = ("lightning.LightningModule", "lightning.pytorch.LightningModule", "pytorch_lightning.LightningModule")
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
 
 
@@ -139,13 +141,15 @@ class Iteration(NamedTuple):
 
 class Epochs(NamedTuple):
     """What repeats an iteration once per epoch: a loop (``index`` into the module's loops)
-    or a function taking the epoch as parameter ``parameter`` (``index`` -1, ``loop`` None)."""
+    or a function taking the epoch as parameter ``parameter`` (``index`` -1, ``loop`` None);
+    or a framework hook called for every batch (``hook``: Lightning's ``training_step``)."""
 
     module: str
     index: int
     loop: Optional[Loop]
     parameter: Optional[str]
     trail: Trail
+    hook: str = ""
 
 
 class Move(NamedTuple):
@@ -690,11 +694,22 @@ class Model:
                 continue
             for loader, trail in loaders:
                 iteration = Iteration(loader, ref.module, site.scope, site.span, None, ref.index, trail)
-                repeat = self.epoch_loop(iteration)
+                repeat = self.epoch_loop(iteration) or self._step_hook(ref.module, site.scope)
                 if repeat is not None:
                     found.append(FreshIterator(loader, ref.module, site.scope, site.span, ref.index, drawn, repeat, trail))
         self._fresh = found
         return found
+
+    def _step_hook(self, module: str, scope: str) -> Optional[Epochs]:
+        """A Lightning module's per-batch hook (``training_step``...): Lightning calls it for
+        every batch, like the body of a loop."""
+        function = self.project.function(module, scope) if scope else None
+        if function is None or function.scope_kind != "class" or function.name not in STEP_HOOKS:
+            return None
+        for item in self.resolver.mro(Cls(module, function.scope)):
+            if isinstance(item, Ext) and matches(item.qualname, LIGHTNING_MODULES):
+                return Epochs(module, -1, None, None, (), function.name)
+        return None
 
     def _drawn_in_same_pass(self, ref: SiteRef, site: CallSite) -> Optional[Step]:
         """The ``next()`` that takes a batch from the iterator ``iter()`` made at ``ref`` in the
