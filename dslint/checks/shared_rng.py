@@ -198,7 +198,9 @@ def _module_generators(model: Model, reported) -> Iterator[Finding]:
                 )
 
 
-def _constant_worker_seeds(model: Model, reported) -> Iterator[Finding]:
+def _worker_inits(model: Model):
+    """(loader, workers, entry, summary) of every ``worker_init_fn`` of a loader whose workers
+    are processes."""
     for loader in model.all_loaders():
         workers = model.workers(loader)
         if not workers.processes:
@@ -206,54 +208,52 @@ def _constant_worker_seeds(model: Model, reported) -> Iterator[Finding]:
         for found in model.argument(loader, "worker_init_fn") or ():
             for entry in model.callable_entries(found.obj, "worker_init_fn", found.trail):
                 function = model.function_summary(entry.func)
-                seed = _constant_seed(model, entry.func) if function is not None else None
-                if seed is None:
-                    continue
-                place, trail, text = _where_to_report(model, seed)
-                if place in reported:
-                    continue
-                reported.add(place)
-                yield finding(
-                    model, CODE, place[0], place[1],
-                    f"{text} in `{function.name}`, the `worker_init_fn` of a DataLoader with "
-                    f"{workers.describe()} workers, gives every worker the same seed in every epoch: seed from "
-                    f"`torch.initial_seed() % 2**32` (or `get_worker_info().seed`)",
-                    (model.construction(loader),) + tuple(entry.trail) + trail,
-                )
+                if function is not None:
+                    yield loader, workers, entry, function
+
+
+def _constant_worker_seeds(model: Model, reported) -> Iterator[Finding]:
+    for loader, workers, entry, function in _worker_inits(model):
+        seed = _constant_seed(model, entry.func)
+        if seed is None:
+            continue
+        place, trail, text = _where_to_report(model, seed)
+        if place in reported:
+            continue
+        reported.add(place)
+        yield finding(
+            model, CODE, place[0], place[1],
+            f"{text} in `{function.name}`, the `worker_init_fn` of a DataLoader with "
+            f"{workers.describe()} workers, gives every worker the same seed in every epoch: seed from "
+            f"`torch.initial_seed() % 2**32` (or `get_worker_info().seed`)",
+            (model.construction(loader),) + tuple(entry.trail) + trail,
+        )
 
 
 def _constant_worker_generators(model: Model, reported) -> Iterator[Finding]:
     """A ``worker_init_fn`` that gives the worker's dataset a generator built from a constant
     seed (``get_worker_info().dataset.rng = np.random.default_rng(1234)``): every worker gets
     the same stream, in every epoch."""
-    for loader in model.all_loaders():
-        workers = model.workers(loader)
-        if not workers.processes:
-            continue
-        for found in model.argument(loader, "worker_init_fn") or ():
-            for entry in model.callable_entries(found.obj, "worker_init_fn", found.trail):
-                summary = model.project.summary(entry.func.module)
-                function = model.function_summary(entry.func)
-                if summary is None or function is None:
-                    continue
-                ctx = Ctx(entry.func.module, entry.func.qualname)
-                for store in summary.stores:
-                    if store.scope != entry.func.qualname or store.kind != "assign" or not isinstance(store.value, Call):
-                        continue
-                    constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
-                    key = (entry.func.module, store.span)
-                    if constructor is None or key in reported \
-                            or not _constant_seed_argument(model, summary.calls[store.value.index], ctx):
-                        continue
-                    reported.add(key)
-                    short = constructor.replace("numpy.", "np.")
-                    yield finding(
-                        model, CODE, entry.func.module, store.span,
-                        f"`{short}(...)` built from a constant seed in `{function.name}`, the `worker_init_fn` of a "
-                        f"DataLoader with {workers.describe()} workers, gives every worker the same stream in every "
-                        f"epoch: seed it from `get_worker_info().seed` (or `torch.initial_seed()`)",
-                        (model.construction(loader),) + tuple(entry.trail),
-                    )
+    for loader, workers, entry, function in _worker_inits(model):
+        summary = model.project.summary(entry.func.module)
+        ctx = Ctx(entry.func.module, entry.func.qualname)
+        for store in summary.stores:
+            if store.scope != entry.func.qualname or store.kind != "assign" or not isinstance(store.value, Call):
+                continue
+            constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
+            key = (entry.func.module, store.span)
+            if constructor is None or key in reported \
+                    or not _constant_seed_argument(model, summary.calls[store.value.index], ctx):
+                continue
+            reported.add(key)
+            short = constructor.replace("numpy.", "np.")
+            yield finding(
+                model, CODE, entry.func.module, store.span,
+                f"`{short}(...)` built from a constant seed in `{function.name}`, the `worker_init_fn` of a "
+                f"DataLoader with {workers.describe()} workers, gives every worker the same stream in every "
+                f"epoch: seed it from `get_worker_info().seed` (or `torch.initial_seed()`)",
+                (model.construction(loader),) + tuple(entry.trail),
+            )
 
 
 def _constant_seed(model: Model, func: Func):
