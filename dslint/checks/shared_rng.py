@@ -19,6 +19,7 @@ from ..analysis.summary import AttrStore
 from ..analysis.values import Call, Name
 from ..diagnostics import Finding
 from ..model import effects, loaders
+from ..model.externals import truthiness
 from ..model.objects import Cls, Ctx, Func, Inst, Lit, Step
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
@@ -57,6 +58,7 @@ def check(model: Model) -> Iterator[Finding]:
         yield from _generators(model, obj, shared, uses.function, reported, methods)
         yield from _rebuilt_alike(model, obj, alike, reported)
     yield from _constant_worker_seeds(model, reported)
+    yield from _epoch_constant_worker_seeds(model, reported)
     yield from _constant_worker_generators(model, reported)
     yield from _module_generators(model, reported)
 
@@ -228,6 +230,48 @@ def _constant_worker_seeds(model: Model, reported) -> Iterator[Finding]:
             f"`torch.initial_seed() % 2**32` (or `get_worker_info().seed`)",
             (model.construction(loader),) + tuple(entry.trail) + trail,
         )
+
+
+def _epoch_constant_worker_seeds(model: Model, reported) -> Iterator[Finding]:
+    """A ``worker_init_fn`` seeding the global generators from the worker id alone
+    (``np.random.seed(worker_id)``, ``SEED + worker_id``), of a loader without persistent
+    workers iterated once per epoch: the workers differ, but each epoch's workers are seeded
+    as the last ones were, so every epoch replays the same draws (torch's own per-worker seed,
+    which changes every epoch, is overwritten)."""
+    for loader, workers, entry, function in _worker_inits(model):
+        seed = _epoch_constant_seed(model, entry.func)
+        if seed is None or _persistent_maybe(model, loader) \
+                or not any(model.epoch_loop(it) for it in model.iterations_of(loader)):
+            continue
+        ref, site, _, _ = seed
+        place = (ref.module, site.span)
+        if place in reported:
+            continue
+        reported.add(place)
+        text = " ".join(model.project.text_of(ref.module, site.span).split())
+        yield finding(
+            model, CODE, ref.module, site.span,
+            f"`{text}` in `{function.name}`, the `worker_init_fn` of a DataLoader with {workers.describe()} "
+            f"workers and no persistent workers, seeds each worker from its id alone: every epoch's workers "
+            f"replay the same random draws (the same augmentations each epoch); seed from "
+            f"`torch.initial_seed() % 2**32` (or `get_worker_info().seed`), which changes every epoch",
+            (model.construction(loader),) + tuple(entry.trail),
+        )
+
+
+def _persistent_maybe(model: Model, loader) -> bool:
+    given = model.argument(loader, "persistent_workers")
+    return given is not None and truthiness(given) != "false"
+
+
+def _epoch_constant_seed(model: Model, func: Func):
+    """The first global seed call the ``worker_init_fn`` makes itself from the worker id and
+    constants only (None: none)."""
+    for ref, site, where, caller in effects.worker_seeds(model, func):
+        if caller is None and effects.depends_on_worker(model, site.args[0], where) \
+                and not effects.depends_on_worker(model, site.args[0], where, worker_id=False):
+            return ref, site, where, caller
+    return None
 
 
 def _constant_worker_generators(model: Model, reported) -> Iterator[Finding]:
