@@ -38,31 +38,33 @@ def moved_by_library(model: Model, loader) -> bool:
 
 def check(model: Model) -> Iterator[Finding]:
     by_line = {}
-    for move in _blocking_moves(model):
-        by_line.setdefault((move.module, move.site.span.row), []).append(move)
-    for moves in by_line.values():
-        yield _finding(model, sorted(moves, key=lambda m: m.site.span.col))
+    for move, pin in _blocking_moves(model):
+        by_line.setdefault((move.module, move.site.span.row), []).append((move, pin))
+    for entries in by_line.values():
+        entries.sort(key=lambda entry: entry[0].site.span.col)
+        yield _finding(model, [move for move, _ in entries], entries[0][1])
 
 
 def _blocking_moves(model: Model):
-    """Copies without ``non_blocking=True`` of batches from ``pin_memory=True`` loaders."""
+    """Copies without ``non_blocking=True`` of batches from ``pin_memory=True`` loaders, with
+    the loader's ``pin_memory`` answer."""
     reported: Set[Tuple[str, int]] = set()
     for move in model.batch_moves():
         if move.non_blocking != "false" or (move.module, move.index) in reported:
             continue
         if moved_by_library(model, move.loader):
             continue
-        if truthiness(model.value(move.loader, "pin_memory")) != "true":
+        pin = model.value(move.loader, "pin_memory")
+        if truthiness(pin) != "true":
             continue
         reported.add((move.module, move.index))
-        yield move
+        yield move, pin
 
 
-def _finding(model: Model, moves) -> Finding:
+def _finding(model: Model, moves, pin) -> Finding:
     """One finding per line (``x, y = x.to(dev), y.to(dev)`` is one place to fix): at its first
     copy, with the others as related locations, all of them fixed together."""
     move = moves[0]
-    pin = model.value(move.loader, "pin_memory")
     built = loaders.construction_step(model.resolver, move.loader, "the pinned loader is built here")
     pin_step = next((s for f in pin for s in f.trail[:1]), None)
     others = tuple(Step(other.module, other.site.span, f"`.{other.method}(...)` also copied here without `non_blocking`")

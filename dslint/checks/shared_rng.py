@@ -71,17 +71,21 @@ def _built_alike(model: Model, func: Func, obj: Inst) -> List[Tuple[AttrStore, s
     if function is None or not function.params or function.scope_kind != "class" or function.name in STREAM_METHODS:
         return []  # a stream's own generator is DSL401's: the stream it yields is the same in every worker
     me = function.params[0].name
-    summary = model.project.summary(func.module)
     ctx = model.resolver.method_ctx(obj, func.module, function)
-    out = []
-    for store in summary.stores:
-        if store.scope != func.qualname or store.kind != "assign" or not isinstance(store.value, Call) \
-                or not (isinstance(store.target, Name) and store.target.id == me):
+    return [(store, constructor) for store, constructor in _constant_seeded_stores(model, func, ctx)
+            if isinstance(store.target, Name) and store.target.id == me]
+
+
+def _constant_seeded_stores(model: Model, func: Func, ctx: Ctx) -> Iterator[Tuple[AttrStore, str]]:
+    """(store, constructor) of the generators ``func`` builds from a known constant seed and
+    stores as an attribute (``x.rng = np.random.default_rng(7)``)."""
+    summary = model.project.summary(func.module)
+    for store in summary.stores if summary is not None else ():
+        if store.scope != func.qualname or store.kind != "assign" or not isinstance(store.value, Call):
             continue
         constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
         if constructor is not None and _constant_seed_argument(model, summary.calls[store.value.index], ctx):
-            out.append((store, constructor))
-    return out
+            yield store, constructor
 
 
 def _constant_seed_argument(model: Model, site, ctx: Ctx) -> bool:
@@ -279,15 +283,9 @@ def _constant_worker_generators(model: Model, reported) -> Iterator[Finding]:
     seed (``get_worker_info().dataset.rng = np.random.default_rng(1234)``): every worker gets
     the same stream, in every epoch."""
     for loader, workers, entry, function in _worker_inits(model):
-        summary = model.project.summary(entry.func.module)
-        ctx = Ctx(entry.func.module, entry.func.qualname)
-        for store in summary.stores:
-            if store.scope != entry.func.qualname or store.kind != "assign" or not isinstance(store.value, Call):
-                continue
-            constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
+        for store, constructor in _constant_seeded_stores(model, entry.func, Ctx(entry.func.module, entry.func.qualname)):
             key = (entry.func.module, store.span)
-            if constructor is None or key in reported \
-                    or not _constant_seed_argument(model, summary.calls[store.value.index], ctx):
+            if key in reported:
                 continue
             reported.add(key)
             short = constructor.replace("numpy.", "np.")

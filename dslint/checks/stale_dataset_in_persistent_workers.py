@@ -57,12 +57,10 @@ def check(model: Model) -> Iterator[Finding]:
         repeat = model.epoch_loop(iteration) if kept else None
         if repeat is None:
             continue
-        for change in model.dataset_changes(iteration.loader, repeat):
-            span = _statement(model, change.module, change.span) if change.store else change.span
-            key = (change.module, span.row, span.col, change.attr)
-            if key not in reported:
-                reported.add(key)
-                yield _finding(model, change, span, kept, repeat, iteration)
+        loop_step = Step(repeat.module, repeat.loop.span, "once per epoch") if repeat.loop is not None else None
+        steps = (loop_step, Step(iteration.module, iteration.span, "iterated here")) + repeat.trail
+        for change, span in _new_changes(model, model.dataset_changes(iteration.loader, repeat), reported):
+            yield _finding(model, change, span, kept, "in the main process between epochs,", steps)
 
 
 def _lightning_epochs(model: Model, reported) -> Iterator[Finding]:
@@ -76,20 +74,28 @@ def _lightning_epochs(model: Model, reported) -> Iterator[Finding]:
             continue
         base = loaders.base_loader(loader)
         kept = _persistent(model, loader)
-        hook = model.project.function(base.site.module, model.project.call(base.site).scope) \
-            if base is not None and base.site is not None and kept is not None else None
-        owner = model.project.klass(base.site.module, hook.scope) if hook is not None and hook.scope_kind == "class" else None
+        if base is None or base.site is None or kept is None:
+            continue
+        module = base.site.module
+        hook = model.project.function(module, model.project.call(base.site).scope)
+        owner = model.project.klass(module, hook.scope) if hook is not None and hook.scope_kind == "class" else None
         for name in EPOCH_HOOKS if owner is not None else ():
-            function = model.project.function(base.site.module, f"{hook.scope}.{name}") if name in owner.methods else None
+            function = model.project.function(module, f"{hook.scope}.{name}") if name in owner.methods else None
             if function is None:
                 continue
-            region = (base.site.module, function.qualname, function.span.row, function.end_row)
-            for change in model.changes_in_regions(loader, [region]):
-                span = _statement(model, change.module, change.span) if change.store else change.span
-                key = (change.module, span.row, span.col, change.attr)
-                if key not in reported:
-                    reported.add(key)
-                    yield _hook_finding(model, change, span, kept, name)
+            region = (module, function.qualname, function.span.row, function.end_row)
+            for change, span in _new_changes(model, model.changes_in_regions(loader, [region]), reported):
+                yield _finding(model, change, span, kept, f"in `{name}`, which Lightning calls every epoch,", ())
+
+
+def _new_changes(model: Model, changes, reported):
+    """(change, span of its statement) of the changes not reported yet."""
+    for change in changes:
+        span = _statement(model, change.module, change.span) if change.store else change.span
+        key = (change.module, span.row, span.col, change.attr)
+        if key not in reported:
+            reported.add(key)
+            yield change, span
 
 
 def _reloads_dataloaders(model: Model) -> bool:
@@ -98,29 +104,15 @@ def _reloads_dataloaders(model: Model) -> bool:
                for site in info.summary.calls for key, _ in site.keywords)
 
 
-def _hook_finding(model: Model, change, span: Span, kept, hook: str) -> Finding:
+def _finding(model: Model, change, span: Span, kept, when: str, steps) -> Finding:
     name = model.project.klass(change.obj.cls.module, change.obj.cls.qualname).name
     return finding(
         model, CODE, change.module, span,
-        f"`{_short(source(model, change.module, span))}` changes `{name}.{change.attr}` in `{hook}`, which "
-        f"Lightning calls every epoch, but the DataLoader's workers are persistent "
-        f"({where(model, kept[0], change.module)}): each keeps the copy it got in the first epoch and never sees "
-        f"the change; pass the value through the sampler or shared memory, or drop `persistent_workers`",
-        kept + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"),),
-    )
-
-
-def _finding(model: Model, change, span: Span, kept, repeat, iteration) -> Finding:
-    name = model.project.klass(change.obj.cls.module, change.obj.cls.qualname).name
-    loop_step = Step(repeat.module, repeat.loop.span, "once per epoch") if repeat.loop is not None else None
-    return finding(
-        model, CODE, change.module, span,
-        f"`{_short(source(model, change.module, span))}` changes `{name}.{change.attr}` in the main process "
-        f"between epochs, but the DataLoader's workers are persistent ({where(model, kept[0], change.module)}): "
-        f"each keeps the copy it got in the first epoch and never sees the change; pass the value through the "
-        f"sampler or shared memory, or drop `persistent_workers`",
-        kept + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"), loop_step,
-                               Step(iteration.module, iteration.span, "iterated here")) + repeat.trail,
+        f"`{_short(source(model, change.module, span))}` changes `{name}.{change.attr}` {when} but the "
+        f"DataLoader's workers are persistent ({where(model, kept[0], change.module)}): each keeps the copy it "
+        f"got in the first epoch and never sees the change; pass the value through the sampler or shared "
+        f"memory, or drop `persistent_workers`",
+        kept + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"),) + steps,
     )
 
 

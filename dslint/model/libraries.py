@@ -231,10 +231,10 @@ WRAPPERS: Tuple[Wrapper, ...] = (
 # Calls that hand back the loader they are given, as it was (managed or not).
 PASS_THROUGH = ("accelerate.Accelerator.skip_first_batches", "accelerate.skip_first_batches",
                 "accelerate.data_loader.skip_first_batches")
+LIGHTNING_MODULES = ("lightning.LightningModule", "lightning.pytorch.LightningModule", "pytorch_lightning.LightningModule")
 HOOKS: Tuple[Hooks, ...] = (
-    Hooks(("lightning.LightningModule", "lightning.LightningDataModule", "lightning.pytorch.LightningModule",
-           "lightning.pytorch.LightningDataModule", "pytorch_lightning.LightningModule",
-           "pytorch_lightning.LightningDataModule"),
+    Hooks(LIGHTNING_MODULES + ("lightning.LightningDataModule", "lightning.pytorch.LightningDataModule",
+                               "pytorch_lightning.LightningDataModule"),
           ("train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"), "lightning"),
 )
 TRAINERS: Tuple[TrainerSpec, ...] = (

@@ -28,8 +28,9 @@ from . import externals, mmconfig
 from .effects import SHARDING_NAMES, main_process_only
 from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
-from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, POOL_INITIALIZERS, PROCESS_CLASSES, PROCESS_STARTERS,
-                        PROCESS_TARGET_NAMES, entry_point, matches, process_target, split_entry_point, without_context)
+from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, LIGHTNING_MODULES, POOL_INITIALIZERS,
+                        PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, entry_point, matches, process_target,
+                        split_entry_point, without_context)
 from .objects import (
     Lit,
     Batch,
@@ -71,7 +72,6 @@ HIGHER_ORDER_CALLS = frozenset({"map", "imap", "imap_unordered", "starmap", "map
 HANDOFF_DEPTH = 2  # calls from the code holding a loader to a module it hands the loader or its batches to
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})  # Lightning: per batch
-LIGHTNING_MODULES = ("lightning.LightningModule", "lightning.pytorch.LightningModule", "pytorch_lightning.LightningModule")
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
 
 
