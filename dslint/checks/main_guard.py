@@ -14,14 +14,15 @@ from typing import Iterator, Set, Tuple
 
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.objects import Bound, Ctx, Ext, Func, Step
+from ..analysis.values import Attr, Call
+from ..model.objects import Bound, Ctx, Ext, Found, Func, Step
 from ..model.project import package_main, sites_in_scope
 from ..model.queries import Model
 from .base import finding
 
 CODE = "DSL101"
 # Command-line runners that call the function they are given (``fire.Fire(main)``).
-CLI_RUNNERS = frozenset({"fire.Fire", "typer.run", "jsonargparse.CLI", "jsonargparse.auto_cli"})
+CLI_RUNNERS = frozenset({"fire.Fire", "typer.run", "jsonargparse.CLI", "jsonargparse.auto_cli", "tyro.cli"})
 FIX_HINT = 'move it into a function called under `if __name__ == "__main__":`'
 WHY = "spawn/forkserver workers re-import this module and fail while bootstrapping"
 
@@ -98,9 +99,31 @@ def _call_reason(model: Model, module: str, index: int):
     return None
 
 
+# Decorators registering a command on a command-line app (``@app.command()`` of typer,
+# ``@cli.command()`` of a click group): calling the app runs the command the arguments name.
+COMMAND_DECORATORS = frozenset({"command", "callback"})
+
+
 def _entry_functions(model: Model, site, ctx: Ctx):
-    """What a module-level call runs: its callee, or the function a CLI runner is given."""
+    """What a module-level call runs: its callee, the function a CLI runner is given, or the
+    commands registered on the app it calls (``app()`` after ``@app.command() def train``)."""
     callees = model.resolver.eval(site.func, ctx)
     if site.args and any(isinstance(f.obj, Ext) and f.obj.qualname in CLI_RUNNERS for f in callees):
         return model.resolver.eval(site.args[0], ctx)
-    return callees
+    return callees + _commands(model, ctx.module, {f.obj for f in callees})
+
+
+def _commands(model: Model, module: str, apps) -> tuple:
+    """The functions of ``module`` registered as commands of one of ``apps``."""
+    summary = model.project.summary(module)
+    found = []
+    for function in summary.functions.values():
+        for decorator in function.decorators:
+            if type(decorator) is not Call:
+                continue
+            target = summary.calls[decorator.index].func
+            if type(target) is Attr and target.name in COMMAND_DECORATORS and any(
+                    f.obj in apps for f in model.resolver.eval(target.base, model.resolver.context(module))):
+                found.append(Found(Func(module, function.qualname)))
+                break
+    return tuple(found)

@@ -22,7 +22,7 @@ from ..analysis.values import Attr, last_name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Bound, Cls, Ctx, Ext, Func, Inst, Step, Top
+from ..model.objects import Bound, Cls, Container, Ctx, Ext, Func, Inst, Lit, Step, Top
 from ..model.project import sites_in_scope
 from ..model.queries import Model
 from .base import finding
@@ -84,11 +84,20 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
     return False
 
 
-def _outside_epochs(model: Model, ref, site, epoch) -> bool:
+def _outside_epochs(model: Model, ref, site, epoch, depth: int = 1) -> bool:
     """A call in the epoch loop's own function that no loop around the epoch loop repeats runs
-    once, before or after all the epochs (``sampler.set_epoch(start_epoch)`` on resume)."""
-    if epoch.loop is None or ref.module != epoch.module or site.scope != epoch.loop.scope:
+    once, before or after all the epochs (``sampler.set_epoch(start_epoch)`` on resume); so
+    does one in a helper (``depth`` calls down, in none of its loops) that only such calls run
+    (``checkpoint.resume(path, model, sampler)`` before the loop)."""
+    if epoch.loop is None:
         return False
+    if ref.module != epoch.module or site.scope != epoch.loop.scope:
+        if depth <= 0 or not site.scope or site.loop >= 0:
+            return False
+        func = Func(ref.module, site.scope)
+        callers = model.resolver.callers(func)
+        return bool(callers) and model.resolver.all_callers_known(func) and all(
+            _outside_epochs(model, caller, model.project.call(caller), epoch, depth - 1) for caller, _ in callers)
     loops = model.project.summary(epoch.module).loops
     index = epoch.index
     while index >= 0:
@@ -136,9 +145,25 @@ def _method_may_set(model: Model, method: Func, inst: Inst, targets, depth: int)
         if last_name(site.func) == "set_epoch":
             if _may_set(model, site, ctx, targets, depth):
                 return True
-        elif any(isinstance(f.obj, (Func, Bound, Top)) for f in model.resolver.eval(site.func, ctx)):
+        elif _runs_project_code(model, site, ctx):
             return True
     return False
+
+
+def _runs_project_code(model: Model, site, ctx: Ctx) -> bool:
+    """Whether a call may run project code: a project function or method, or something
+    unknown, unless it is a method of a built-in value or an outside object
+    (``self.sums.clear()`` on a dict, ``self.log.write(...)`` on a file)."""
+    callees = model.resolver.eval(site.func, ctx)
+    if any(isinstance(f.obj, (Func, Bound)) for f in callees):
+        return True
+    if not any(isinstance(f.obj, Top) for f in callees):
+        return False
+    if not isinstance(site.func, Attr):
+        return True
+    receivers = model.resolver.eval(site.func.base, ctx)
+    return not receivers or not all(isinstance(f.obj, (Container, Lit)) or (isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext))
+                                    for f in receivers)
 
 
 def _is_torch_sampler(model: Model, inst: Inst) -> bool:

@@ -95,6 +95,7 @@ def check(model: Model) -> Iterator[Finding]:
         yield from _cached_handle(model, loader, function, reported)
     for dataset, (loader, attrs, function) in reads.items():
         attrs = _through_properties(model, dataset, attrs)
+        yield from _cached_properties(model, dataset, attrs, function, reported)
         reopened = _reopened_by_worker_init(model, loader, dataset)
         for item in model.resolver.mro(dataset.cls):
             if not isinstance(item, Cls):
@@ -283,13 +284,25 @@ def _parent_opener(model: Model, dataset: Inst, cls: Cls, method) -> Optional[st
     for name in PARENT_METHODS:
         for owner in (dataset.cls, cls):
             caller = model.resolver.method(owner, name)
-            if caller is None:
-                continue
-            if read_as_property and method.name in model.function_summary(caller).self_reads:
-                return name
-            if any(callee == target for callee, _, _ in model.callees(caller, dataset)):
+            if caller is not None and _runs(model, dataset, caller, target, method.name, read_as_property, 1):
                 return name
     return None
+
+
+def _runs(model: Model, dataset: Inst, caller, target: Func, name: str, as_property: bool, depth: int) -> bool:
+    """Whether ``caller`` runs ``target``: calls it, or reads it as the property ``name``,
+    itself or through the dataset's methods it calls (``depth`` more levels: ``__init__``
+    calls ``self._read_length()``, which opens the lazy ``env`` property)."""
+    summary = model.function_summary(caller)
+    if summary is None:
+        return False
+    if as_property and name in summary.self_reads:
+        return True
+    callees = [callee for callee, _, _ in model.callees(caller, dataset)]
+    if target in callees:
+        return True
+    return depth > 0 and any(_runs(model, dataset, callee, target, name, as_property, depth - 1)
+                             for callee in callees if callee.module == caller.module)
 
 
 def _from_with(model: Model, cls: Cls, method, store) -> bool:
@@ -351,6 +364,48 @@ def _cached_handle(model: Model, loader, function, reported) -> Iterator[Finding
         (Step(parent.module, model.project.call(parent).span, "called here by the main process"),) + tuple(function.trail),
         fixable=False,
     )
+
+
+def _cached_properties(model: Model, dataset: Inst, attrs: Set[str], function, reported) -> Iterator[Finding]:
+    """A ``functools.cached_property`` returning a handle (``def _h5(self): return
+    h5py.File(self.path)``) that worker code reads (``attrs``, properties followed) and that
+    ``__init__`` or ``__len__`` reads first, itself or through a property (``self.images.shape``
+    with ``images`` reading ``self._h5``): the handle is opened in the main process and kept
+    in the dataset's ``__dict__``, which every worker copies."""
+    parent_reads = {}
+    for name in PARENT_METHODS:
+        method = model.resolver.method(dataset.cls, name)
+        summary = model.function_summary(method) if method is not None else None
+        if summary is not None:
+            for attr in _through_properties(model, dataset, set(summary.self_reads)):
+                parent_reads.setdefault(attr, name)
+    for attr in sorted(attrs):
+        method = model.resolver.method(dataset.cls, attr) if attr in parent_reads else None
+        summary = model.function_summary(method) if method is not None else None
+        if summary is None or not summary.returns or not model.resolver.is_cached_property(summary):
+            continue
+        ctx = Ctx(method.module, method.qualname, None, None, dataset)
+        made = [f for value in summary.returns for f in model.resolver.eval(value, ctx)]
+        constructor = handle_of(model, made)
+        handle = next((f.obj for f in made if isinstance(f.obj, Inst) and f.obj.site is not None
+                       and f.obj.site.module == method.module), None)
+        if constructor is None:
+            continue
+        span = model.project.call(handle.site).span if handle is not None else summary.span
+        if (method.module, span) in reported:
+            continue
+        reported.add((method.module, span))
+        klass = model.project.klass(dataset.cls.module, dataset.cls.qualname)
+        short = constructor.replace("builtins.", "")
+        opener = parent_reads[attr]
+        yield finding(
+            model, CODE, method.module, span,
+            f"`{short}(...)` returned by the cached property `{klass.name}.{attr}`, which `{opener}` reads in the "
+            f"main process, is kept in the dataset and shared by every DataLoader worker (one file offset / "
+            f"decoder state): let `{opener}` read what it needs through a handle it closes, so that each worker "
+            f"opens its own on first use",
+            tuple(function.trail), fixable=False,
+        )
 
 
 def _cleared_by_worker_init(model: Model, loader, dataset, name: str) -> bool:

@@ -371,6 +371,31 @@ def _dataclass_field(resolver, qualname, ref, ctx) -> Results:
     return join(resolver.invoke(found, ref, ctx) for found in factory)
 
 
+# Command-line and config parsers that build an instance of the dataclass they are given
+# (where it is, its keyword): the instance holds the fields' defaults unless a flag or a
+# config file sets them, like an argparse default.
+CONFIG_CLASS_PARSERS = {
+    "tyro.cli": (0, "f"),
+    "simple_parsing.parse": (0, "config_class"),
+    "pyrallis.parse": (-1, "config_class"),
+    "pyrallis.argparsing.parse": (-1, "config_class"),
+    "draccus.parse": (-1, "config_class"),
+    "omegaconf.OmegaConf.structured": (0, "obj"),
+}
+
+
+def _parsed_config(resolver, qualname, ref, ctx) -> Results:
+    """``tyro.cli(TrainConfig)``: an instance of ``TrainConfig`` at its defaults; anything else
+    it is given (a function ``tyro.cli`` calls) gives an unknown result."""
+    position, name = CONFIG_CLASS_PARSERS[qualname]
+    given = _arg(resolver, ref, ctx, position, name) or UNKNOWN_RESULT
+    step = Step(ref.module, resolver.project.call(ref).span,
+                f"built by `{qualname.rpartition('.')[2]}` from the command line (defaults unless set there)")
+    parts = [one(Inst(found.obj), (step,) + found.trail) if isinstance(found.obj, Cls) else UNKNOWN_RESULT
+             for found in given]
+    return join(parts) if parts else UNKNOWN_RESULT
+
+
 def _next(resolver, qualname, ref, ctx) -> Results:
     parts = [join(resolver.iterate(f) for f in _first_arg(resolver, ref, ctx))]
     default = _arg(resolver, ref, ctx, 1)
@@ -465,6 +490,7 @@ CALLS = {
     "builtins.str": _str,
     "os.getenv": _environment,
     "os.environ.get": _environment,
+    **{name: _parsed_config for name in CONFIG_CLASS_PARSERS},
 }
 
 

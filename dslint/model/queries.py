@@ -773,7 +773,7 @@ class Model:
         workers use: assigning one of its attributes (``loader.dataset.epoch = e``) or calling
         one of its methods that assigns ``self.<attr>`` (``dataset.set_epoch(e)``), itself or
         through a helper it calls on ``self``, where the workers' code reads that attribute."""
-        return self.changes_in_regions(loader, self._epoch_regions(repeat))
+        return self.changes_in_regions(loader, self._epoch_regions(repeat, loader))
 
     def changes_in_regions(self, loader, regions) -> List["DatasetChange"]:
         """``dataset_changes`` in the code of ``regions``: (module, scope, first row, last row)
@@ -790,12 +790,21 @@ class Model:
                 found.extend(self._changes_in(module, scope, first, last, ctx, trail, state))
         return found
 
-    def _epoch_regions(self, repeat: Epochs) -> List[Tuple[str, str, int, int]]:
-        """(module, scope, first row, last row) of the code run once per epoch: the epoch
-        loop; or the function taking the epoch as a parameter and the loops of its callers
-        around the call."""
+    def _epoch_regions(self, repeat: Epochs, loader=None) -> List[Tuple[str, str, int, int]]:
+        """(module, scope, first row, last row) of the code run between two passes over the
+        loader: the epoch loop and the loops around it that keep the same loader (rounds of
+        pseudo-labelling around the epochs); or the function taking the epoch as a parameter
+        and the loops of its callers around the call."""
         if repeat.loop is not None:
-            return [(repeat.module, repeat.loop.scope, repeat.loop.span.row, repeat.loop.end_row)]
+            regions = [(repeat.module, repeat.loop.scope, repeat.loop.span.row, repeat.loop.end_row)]
+            around = self._enclosing_loop(repeat.module, repeat.loop.parent)
+            while around is not None and loader is not None:
+                outer = around[1]
+                if self.built_inside(loader, repeat.module, outer) or self._over_loaders(repeat.module, outer):
+                    break  # each pass makes its own loader, or goes through other loaders
+                regions.append((repeat.module, outer.scope, outer.span.row, outer.end_row))
+                around = self._enclosing_loop(repeat.module, outer.parent)
+            return regions
         summary = self.project.summary(repeat.module)
         where = repeat.trail[-1].span if repeat.trail else None
         for function in summary.functions.values():
@@ -966,11 +975,24 @@ class Model:
                 return "split", (step._replace(note="a `DistributedSampler` subclass"),)
             if self._rank_aware(obj.cls) or self._mentions_rank(obj.site, obj.ctx):
                 return "split", (step._replace(note="a rank-aware sampler"),)
+            inner = self._wrapped_samplers(obj)
+            if inner:  # ``BucketBatchSampler(DistributedSampler(ds), lengths, 64)`` draws from the one it wraps
+                verdict, trail = self._sampler_split(inner, depth + 1)
+                if verdict != "none":
+                    return verdict, trail + (step._replace(note="a sampler drawing from it"),)
             if any(isinstance(i, Ext) and not i.qualname.startswith(("torch.utils.data", "builtins"))
                    for i in self.resolver.mro(obj.cls)):
                 return "unknown", ()
             why += (step,)
         return "none", why
+
+    def _wrapped_samplers(self, obj: Inst) -> Results:
+        """The samplers a project sampler is built with (the one it draws its indexes from)."""
+        def is_sampler(cls) -> bool:
+            chain = self.resolver.mro(cls) if isinstance(cls, Cls) else (cls,)
+            return any(isinstance(item, Ext) and item.qualname.rpartition(".")[2].endswith("Sampler") for item in chain)
+
+        return tuple(f for f in self.constructor_arguments(obj) if isinstance(f.obj, Inst) and is_sampler(f.obj.cls))
 
     def _dataset_split(self, found: Found, depth: int) -> Tuple[str, Trail]:
         obj = found.obj

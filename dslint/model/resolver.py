@@ -79,6 +79,7 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 STATIC_DECORATORS = frozenset({"staticmethod"})
 CLASS_DECORATORS = frozenset({"classmethod"})
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
+CACHED_PROPERTY_DECORATORS = frozenset({"cached_property", "functools.cached_property"})
 _new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``__new__`` (the same object)
 
 
@@ -436,6 +437,10 @@ class Resolver:
 
     def is_property(self, function: FunctionSummary) -> bool:
         return self._decorated(function, PROPERTY_DECORATORS)
+
+    def is_cached_property(self, function: FunctionSummary) -> bool:
+        """``functools.cached_property``: computed on the first read, then kept in the instance."""
+        return self._decorated(function, CACHED_PROPERTY_DECORATORS)
 
     def bound_param(self, function: FunctionSummary, param: Param, position: int, ctx: Ctx) -> Results:
         if param.kind == "kwarg":
