@@ -114,7 +114,13 @@ def test_missing_path_is_reported(tmp_path):
 def test_statistics_and_version(tmp_path):
     result = run_cli("check", str(FIXTURES / "hazard_repo"), "--statistics")
     assert result.returncode == 1
-    assert "2\tDSL301\t" in result.stdout
+    assert "1\tDSL301\t" in result.stdout
+    (tmp_path / "two.py").write_text(
+        "from torch.utils.data import DataLoader\n\n"
+        "a = DataLoader(range(4), persistent_workers=True)\n"
+        "b = DataLoader(range(4), persistent_workers=True)\n", encoding="utf-8")
+    counted = run_cli("check", "--no-cache", "--statistics", "two.py", cwd=tmp_path)
+    assert counted.stdout.startswith("2\tDSL201\t"), counted.stdout
     assert run_cli("--version").stdout.startswith("dslint ")
 
 

@@ -224,6 +224,7 @@ def test_text_summary_counts_only_the_fixes_a_run_would_make(tmp_path):
         "                        collate_fn=lambda items: items)\n"
         "    for (x,) in loader:\n"
         "        x.type(torch.cuda.FloatTensor)\n"
+        "    for (x,) in loader:\n"
         "        x.cuda(0, False)\n\n\n"
         "if __name__ == \"__main__\":\n    main()\n",
         encoding="utf-8")

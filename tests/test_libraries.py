@@ -123,7 +123,7 @@ CONTRASTS = {
         ("train.py", "from monai.data import DataLoader, ThreadDataLoader",
          "from torch.utils.data import DataLoader; from monai.data import ThreadDataLoader"),
         ("train.py", "DataLoader(Volumes(augment), 4,", "DataLoader(Volumes(augment), num_workers=4,")],
-        ["transforms.py:12 DSL402", "transforms.py:22 DSL402", "transforms.py:25 DSL402"]),
+        ["transforms.py:12 DSL402", "transforms.py:22 DSL402"]),
     "monai: process workers instead of threads": ("monai_project", [
         ("train.py", "use_thread_workers=True,\n                                collate_fn",
          "use_thread_workers=False,\n                                collate_fn")],

@@ -554,6 +554,11 @@ class Extractor:
             self.scope.positive.append((positive, *self._rows(node.body)))
         elif unset is not None and node.orelse and self.scope.kind != "module":
             self.scope.positive.append((unset, *self._rows(node.orelse)))
+        elif unset is not None and not node.orelse and self.scope.kind != "module" and _tests_zero(node.test) \
+                and isinstance(node.body[-1], (ast.Return, ast.Raise)):
+            # ``if self.num_workers == 0: return {}``: the rest of the block runs with workers
+            last = self.scope.blocks[self.block][2] if self.block >= 0 else 1 << 30
+            self.scope.positive.append((unset, node.end_lineno + 1, last))
         saved, saved_filling = self.none_guards, self.filling
         if tested is not None:
             self.none_guards = saved + (tested,)
@@ -963,6 +968,14 @@ def _unset_target(test: ast.AST) -> Optional[Tuple[str, ...]]:
                 or (op is ast.LtE and bound == 0) or (op is ast.Lt and bound == 1)):
             return _target_key(test.left)
     return None
+
+
+def _tests_zero(test: ast.AST) -> bool:
+    """Whether an unset test (``_unset_target``) catches zero, not only None."""
+    if isinstance(test, ast.BoolOp):
+        return any(_tests_zero(value) for value in test.values)
+    return not (isinstance(test, ast.Compare) and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value is None)
 
 
 def _positive_target(test: ast.AST) -> Optional[Tuple[str, ...]]:

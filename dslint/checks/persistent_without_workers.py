@@ -30,6 +30,8 @@ def check(model: Model) -> Iterator[Finding]:
         spec = model.spec(loader)
         if given is None or (spec is not None and spec.persistent_auto):
             continue  # a library that turns persistence on only with workers never raises
+        if loaders.given_when_positive(model.resolver, loader, given):
+            continue  # put in only after the count was tested nonzero
         if not workers.maybe_zero:
             continue
         value, _ = loaders.when_workers_zero(model.resolver, loader, "persistent_workers")

@@ -37,11 +37,13 @@ def moved_by_library(model: Model, loader) -> bool:
 
 
 def check(model: Model) -> Iterator[Finding]:
-    by_line = {}
+    by_place = {}
     for move, pin in _blocking_moves(model):
-        by_line.setdefault((move.module, move.site.span.row), []).append((move, pin))
-    for entries in by_line.values():
-        entries.sort(key=lambda entry: entry[0].site.span.col)
+        base = loaders.base_loader(move.loader)
+        key = (move.module, move.site.scope, move.site.loop, base.site if base is not None else move.loader)
+        by_place.setdefault(key, []).append((move, pin))
+    for entries in by_place.values():
+        entries.sort(key=lambda entry: (entry[0].site.span.row, entry[0].site.span.col))
         yield _finding(model, [move for move, _ in entries], entries[0][1])
 
 
@@ -62,15 +64,18 @@ def _blocking_moves(model: Model):
 
 
 def _finding(model: Model, moves, pin) -> Finding:
-    """One finding per line (``x, y = x.to(dev), y.to(dev)`` is one place to fix): at its first
-    copy, with the others as related locations, all of them fixed together."""
+    """One finding per loop (or function) copying one loader's batches (``images =
+    images.cuda()`` then ``labels = labels.cuda()`` is one place to fix): at its first copy,
+    with the others as related locations, all of them fixed together."""
     move = moves[0]
     built = loaders.construction_step(model.resolver, move.loader, "the pinned loader is built here")
     pin_step = next((s for f in pin for s in f.trail[:1]), None)
     others = tuple(Step(other.module, other.site.span, f"`.{other.method}(...)` also copied here without `non_blocking`")
                    for other in moves[1:])
+    rows = sorted({m.site.span.row for m in moves[1:]} - {move.site.span.row})
+    where_else = "on this line" if not rows else f"on lines {', '.join(map(str, [move.site.span.row] + rows))}"
     copies = f"`.{move.method}(...)`" if len(moves) == 1 else \
-        " and ".join(dict.fromkeys(f"`.{m.method}(...)`" for m in moves)) + f" ({len(moves)} copies on this line)"
+        " and ".join(dict.fromkeys(f"`.{m.method}(...)`" for m in moves)) + f" ({len(moves)} copies {where_else})"
     fixable = [other for other in moves[1:] if _fixable(other)]
     return finding(
         model, CODE, move.module, move.site.span,

@@ -30,7 +30,7 @@ def check(model: Model) -> Iterator[Finding]:
         workers = model.workers(loader)
         if given is None:  # put in by a branch: see DSL201
             given = loaders.put_with_zero_workers(model.resolver, loader, "prefetch_factor")
-        if given is None:
+        if given is None or loaders.given_when_positive(model.resolver, loader, given):
             continue
         value, tested = loaders.when_workers_zero(model.resolver, loader, "prefetch_factor")
         if value is None or not _a_value(value):

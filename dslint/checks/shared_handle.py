@@ -445,6 +445,9 @@ def _module_handles(model: Model, function, reported) -> Iterator[Finding]:
         for binding in module_summary.bindings[name]:
             if binding.kind != "assign" or binding.guarded:
                 continue
+            opener = _global_opener(model, function.func.module, module_summary, name, binding)
+            if opener is not None and not _opened_first_by_parent(model, opener):
+                continue  # ``global _CONN`` set lazily by a function only workers call, or per process
             constructor = handle_of(model, model.resolver.eval(binding.value, Ctx(function.func.module)))
             if constructor is None:
                 continue
@@ -453,15 +456,39 @@ def _module_handles(model: Model, function, reported) -> Iterator[Finding]:
                 continue
             reported.add(key)
             short = constructor.replace("builtins.", "")
+            if opener is None:
+                what = f"`{short}(...)` opened at module level as `{name}`"
+                remedy = "open it lazily in the worker, on first use in `__getitem__`"
+            else:
+                what = (f"`{short}(...)` kept in the module global `{name}` by `{opener.qualname}()`, which the main "
+                        f"process calls first,")
+                remedy = "reopen it when the process changes (compare `os.getpid()`), or let only the workers call it"
             yield finding(
                 model, CODE, function.func.module, binding.span,
-                f"`{short}(...)` opened at module level as `{name}` and read by worker code "
-                f"(`{summary.name}`) is shared by every DataLoader worker: open it lazily in the worker, on "
-                f"first use in `__getitem__`",
+                f"{what} and read by worker code (`{summary.name}`) is shared by every DataLoader worker: {remedy}",
                 tuple(function.trail),
                 attr=name, constructor=constructor, owner="module",
                 fixable=False,  # the fixer rewrites handles opened in ``__init__`` only
             )
+
+
+def _global_opener(model: Model, module: str, summary, name: str, binding) -> Optional[Func]:
+    """The function that binds the module global ``name`` (``global _CONN`` then ``_CONN =
+    sqlite3.connect(...)``) at ``binding``, or None for a binding made at module level."""
+    for function in summary.functions.values():
+        if name in function.declared_global and function.span.row <= binding.span.row <= function.end_row:
+            return Func(module, function.qualname)
+    return None
+
+
+def _opened_first_by_parent(model: Model, opener: Func) -> bool:
+    """Whether the main process runs a lazy opener of a module global before the workers (a
+    caller at module level, in ``__init__`` or ``__len__``), and it does not reopen the handle
+    in a new process (a check of ``os.getpid()``)."""
+    summary = model.function_summary(opener)
+    if summary is None or "getpid" in summary.attr_loads | summary.loads:
+        return False
+    return any(_runs_in_parent(model.project.call(site).scope) for site, _ in model.resolver.callers(opener))
 
 
 from ..analysis.values import NONE as _NONE  # noqa: E402

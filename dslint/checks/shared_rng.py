@@ -145,26 +145,31 @@ def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=fr
             continue
         stores = model.resolver.self_stores(item)
         for attr in sorted(attrs & set(stores)):
+            made = []
             for method, store in stores[attr]:
                 if method.name in WORKER_METHODS or "worker" in method.name.lower() or method.name in reseeding:
                     continue  # runs in the workers (also a method the worker_init_fn calls)
                 ctx = model.resolver.method_ctx(obj, item.module, method)
                 constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
-                if constructor is None:
-                    continue
-                key = (item.module, store.span)
-                if key in reported:
-                    continue
-                reported.add(key)
-                klass = model.project.klass(item.module, item.qualname)
-                short = constructor.replace("numpy.", "np.")
-                yield finding(
-                    model, CODE, item.module, store.span,
-                    f"`{short}(...)` stored as `self.{attr}` in `{klass.name}.{method.name}` is copied into every "
-                    f"DataLoader worker, so all workers draw the same numbers: reseed it per worker in a "
-                    f"`worker_init_fn` from `torch.utils.data.get_worker_info().seed`",
-                    tuple(function.trail),
-                )
+                if constructor is not None and (item.module, store.span) not in reported:
+                    made.append((method, store, constructor))
+            if not made:
+                continue
+            # one finding per attribute: at the generator ``__init__`` makes (what every worker
+            # copies), the other methods that rebuild it (a ``reseed`` nobody calls) as related
+            method, store, constructor = next((entry for entry in made if entry[0].name == "__init__"), made[0])
+            reported.update((item.module, other.span) for _, other, _ in made)
+            others = tuple(Step(item.module, other.span, f"also built in `{where.name}`")
+                           for where, other, _ in made if other is not store)
+            klass = model.project.klass(item.module, item.qualname)
+            short = constructor.replace("numpy.", "np.")
+            yield finding(
+                model, CODE, item.module, store.span,
+                f"`{short}(...)` stored as `self.{attr}` in `{klass.name}.{method.name}` is copied into every "
+                f"DataLoader worker, so all workers draw the same numbers: reseed it per worker in a "
+                f"`worker_init_fn` from `torch.utils.data.get_worker_info().seed`",
+                others + tuple(function.trail),
+            )
 
 
 def _module_generators(model: Model, reported) -> Iterator[Finding]:

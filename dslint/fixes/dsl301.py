@@ -43,7 +43,7 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     call = _copy_call(ctx, finding_span(item))
     fix = FixPlan(CODE, "Add `non_blocking=True`", "safe", key=(CODE, id(call)))
     fix.on_node(call, add_non_blocking)
-    for span in dict(item.data).get("also", ()):  # the other copies of the same line
+    for span in dict(item.data).get("also", ()):  # the other copies of the same loop or function
         fix.on_node(_copy_call(ctx, Span(*span)), add_non_blocking)
     return fix
 

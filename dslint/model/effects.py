@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, Span
-from ..analysis.values import NONE, UNKNOWN, Attr, Call, Const, Name, Starred, Unknown, last_name
+from ..analysis.values import NONE, UNKNOWN, Attr, Call, Const, Imported, Name, Starred, Unknown, last_name
 from .externals import device_kind, device_target
 from .objects import Cls, Ctx, Ext, Func, Inst, Lit, PositiveInt, SiteRef
 from .project import sites_in_scope
@@ -235,7 +235,20 @@ def consults_worker_info(model: "Model", func: Func) -> bool:
     function = model.function_summary(func)
     if function is None:
         return False
-    return bool(function.loads & SHARDING_NAMES or function.attr_loads & SHARDING_NAMES)
+    loads = _unaliased(model, func.module, function.loads)
+    return bool(loads & SHARDING_NAMES or function.attr_loads & SHARDING_NAMES)
+
+
+def _unaliased(model: "Model", module: str, names) -> Set[str]:
+    """``names`` with the imported names they alias: ``from torch.utils.data import
+    get_worker_info as _gwi`` makes ``_gwi`` a ``get_worker_info``."""
+    summary = model.project.summary(module)
+    out = set(names)
+    for name in names:
+        for binding in summary.bindings.get(name, ()) if summary is not None else ():
+            if binding.kind == "import" and type(binding.value) is Imported:
+                out.add(binding.value.path.rpartition(".")[2])
+    return out
 
 
 SPLITTERS = frozenset({"split_by_worker", "split_by_node", "shard_by_worker", "pytorch_worker_info"})
@@ -252,7 +265,7 @@ def splits_by_worker(model: "Model", funcs) -> bool:
         function = model.function_summary(func)
         if function is None:
             continue
-        loads = function.loads | function.attr_loads
+        loads = _unaliased(model, func.module, function.loads) | function.attr_loads
         if loads & SPLITTERS:
             return True
         asks = asks or bool(loads & SHARDING_NAMES)

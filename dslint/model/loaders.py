@@ -262,19 +262,38 @@ def _built_when_positive(resolver: "Resolver", loader) -> bool:
     """The worker count is a name (or ``x.attr``) the code building the loader has just
     tested positive: ``if workers > 0: DataLoader(ds, num_workers=workers, ...)``."""
     given = argument_source(resolver, loader, "num_workers")
-    if given is None:
-        return False
-    value = given.value
-    if type(value) is Name:
-        key = (value.id,)
-    elif type(value) is Attr and type(value.base) is Name:
-        key = (value.base.id, value.name)
-    else:
+    key = _tested_key(given.value) if given is not None else None
+    if key is None:
         return False
     site = resolver.project.call(given.site)
     function = resolver.project.function(given.site.module, site.scope) if site.scope else None
     return function is not None and any(tested == key and first <= site.span.row <= last
                                         for tested, first, last in function.positive)
+
+
+def _tested_key(value) -> Optional[Tuple[str, ...]]:
+    """A worker count as the summaries key what an ``if`` tests: (name,) or (root, attr)."""
+    if type(value) is Name:
+        return (value.id,)
+    if type(value) is Attr and type(value.base) is Name:
+        return (value.base.id, value.name)
+    return None
+
+
+def given_when_positive(resolver: "Resolver", loader, given: ArgumentSource) -> bool:
+    """The keyword ``given`` is put in by a function other than the one building the loader,
+    in the part of it that runs only once the loader's worker count (the same name or
+    ``self.<attr>``) has been tested nonzero: ``if self.num_workers == 0: return {}`` then
+    ``return {"persistent_workers": True}`` splatted into the loader."""
+    count = argument_source(resolver, loader, "num_workers")
+    if count is None or given.ctx is None or not given.ctx.scope or count.ctx.scope == given.ctx.scope:
+        return False
+    key = _tested_key(count.value)
+    if key is None:
+        return False
+    function = resolver.project.function(given.ctx.module, given.ctx.scope)
+    return function is not None and any(tested == key and last >= function.end_row
+                                        for tested, _, last in function.positive)
 
 
 def uses_threads(resolver: "Resolver", loader) -> bool:

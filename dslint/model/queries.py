@@ -88,6 +88,21 @@ RANK_BLIND_DATASET_PACKAGES = ("torch.utils.data", "torchvision.datasets")
 RANK_WORDS = ("rank", "world", "replica", "shard", "process_index", "num_processes")
 
 
+def _reads_attribute(value, receiver: str, name: str) -> bool:
+    """Whether the expression ``value`` reads ``<receiver>.<name>`` (calls it holds are not entered)."""
+    kind = type(value)
+    if kind is Attr:
+        return (value.name == name and type(value.base) is Name and value.base.id == receiver) or \
+            _reads_attribute(value.base, receiver, name)
+    if kind is Item:
+        return _reads_attribute(value.base, receiver, name) or _reads_attribute(value.key, receiver, name)
+    if kind is Starred:
+        return _reads_attribute(value.value, receiver, name)
+    if kind is Op:
+        return any(_reads_attribute(arg, receiver, name) for arg in value.args)
+    return False
+
+
 def _rank_word(name: str) -> bool:
     """A name or string that speaks of distributed ranks (``local_rank``, ``WORLD_SIZE``, ``num_shards``)."""
     lowered = name.lower()
@@ -594,9 +609,11 @@ class Model:
                         module, -1, None, epoch.name, trail + (Step(module, epoch.span, "called once per epoch"),))
                     if not same_loader:
                         return by_parameter
-                for site, _ in self.resolver.callers(Func(module, scope)):
+                runs = [(site, f"calls `{scope.rpartition('.')[2]}()`") for site, _ in self.resolver.callers(Func(module, scope))]
+                runs += [(site, f"reads `{function.name}`") for site in self._property_reads(module, function)]
+                for site, note in runs:
                     call = self.project.call(site)
-                    step = Step(site.module, call.span, f"calls `{scope.rpartition('.')[2]}()`")
+                    step = Step(site.module, call.span, note)
                     found = self._enclosing_loop(site.module, call.loop)
                     if found is not None:
                         index, loop = found
@@ -606,6 +623,25 @@ class Model:
                     next_frontier.append((site.module, call.scope, trail + (step,)))
             frontier = next_frontier
         return by_parameter
+
+    def _property_reads(self, module: str, function) -> List[SiteRef]:
+        """The calls in the other methods of a property's class that read it on ``self``
+        (``self.next_batch.to(device)``, ``model(self.next_batch)``): what runs its body."""
+        if function.scope_kind != "class" or not self.resolver.is_property(function):
+            return []
+        summary = self.project.summary(module)
+        out = []
+        for method in summary.functions.values():
+            if method.scope != function.scope or method is function or function.name not in method.self_reads \
+                    or not method.params:
+                continue
+            receiver = method.params[0].name
+            for index in sites_in_scope(self.project, module, method.qualname):
+                site = summary.calls[index]
+                if any(_reads_attribute(value, receiver, function.name)
+                       for value in (site.func, *site.args, *(v for _, v in site.keywords))):
+                    out.append(SiteRef(module, index))
+        return out
 
     def _over_loaders(self, module: str, loop: Loop) -> bool:
         """``for loader in (train_loader, val_loader):`` goes through loaders, it is no epoch loop."""
@@ -1665,8 +1701,28 @@ class Model:
                 target, _ = self.project.split_import(info, self.project.absolute(info, imported))
                 if target is not None:
                     todo.append(target.key)
+            for star in summary.star_imports if summary is not None else ():
+                target, rest = self.project.split_import(info, self.project.absolute(info, star))
+                if target is not None and not rest:
+                    todo.extend(self._all_submodules(target))
         memo[module] = seen
         return seen
+
+    def _all_submodules(self, package) -> List[str]:
+        """The submodules a package's ``__all__`` names (``__all__ = ["cvenv", ...]``): ``from
+        package import *`` imports them."""
+        summary = self.project.summary(package.key)
+        if summary is None or not package.is_package:
+            return []
+        out = []
+        for binding in summary.bindings.get("__all__", ()):
+            value = binding.value
+            for item in value.items if type(value) is Seq else ():
+                if type(item) is Const and isinstance(item.value, str):
+                    found = self.project.find_module(package, f"{package.name}.{item.value}")
+                    if found is not None:
+                        out.append(found.key)
+        return out
 
     # processes -------------------------------------------------------------------------------
     def process_start(self, module: str, index: int) -> Optional[str]:
