@@ -15,7 +15,7 @@ from typing import Dict, Iterator, List, Set, Tuple
 from ..diagnostics import Finding
 from ..model import effects
 from ..analysis.values import Attr
-from ..model.objects import Cls, Ctx, Ext, Func, Inst, Lit, Step
+from ..model.objects import Cls, Container, Ctx, Ext, Func, Inst, Lit, Step
 from ..model.project import sites_in_scope
 from ..model.queries import Model
 from .base import finding
@@ -38,6 +38,73 @@ def check(model: Model) -> Iterator[Finding]:
     reported: Set[Tuple[str, object]] = set()
     for obj, (loader, workers, function, worker_funcs) in objects.items():
         yield from _mutations(model, obj, loader, workers, function, worker_funcs, reported)
+    yield from _global_mutations(model, reported)
+
+
+def _global_mutations(model: Model, reported) -> Iterator[Finding]:
+    """Module globals worker code counts into (``global SKIPPED`` then ``SKIPPED += 1``) or
+    fills (``BAD_PATHS.append(path)``), starting from a plain number or a list/dict/set display
+    at module level, that main-process code of the same module reads (a function the project
+    calls outside the workers): each worker changes its own copy of the module."""
+    for loader, workers, function in model.worker_runs():
+        if loader is None or workers is None or not workers.positive or workers.threads:
+            continue
+        summary = model.project.summary(function.func.module)
+        changed = []  # one finding per worker function: the globals it changes, each with its reader
+        for mutation in effects.global_mutations(model, function.func):
+            if (mutation.module, mutation.span) in reported or not _module_value(model, summary, mutation):
+                continue
+            reader = _global_reader(model, function.func.module, mutation.attr)
+            if reader is not None:
+                changed.append((mutation, reader))
+        if not changed:
+            continue
+        reported.update((mutation.module, mutation.span) for mutation, _ in changed)
+        mutation, reader = changed[0]
+        name = model.function_summary(function.func).qualname.replace(".<locals>", "")
+        names = " and ".join(dict.fromkeys(f"`{m.attr}`" for m, _ in changed))
+        what = "changes" if len(changed) > 1 else "counts into" if mutation.kind == "count" else "fills"
+        others = tuple(Step(m.module, m.span, f"`{m.attr}` changed here too") for m, _ in changed[1:])
+        yield finding(
+            model, CODE, mutation.module, mutation.span,
+            f"`{name}` {what} the module global{'s' if len(changed) > 1 else ''} {names} in each DataLoader worker's "
+            f"own copy of the module ({workers.describe()} workers): `{reader[0]}`, which the main process calls, "
+            f"reads the main process's copy and never sees what the workers did; {HINT}",
+            others + (model.construction(loader, "the loader is built here"),) + tuple(workers.trail("positive"))
+            + (Step(reader[1], reader[2], "read in the main process"),) + tuple(function.trail),
+        )
+
+
+def _module_value(model: Model, summary, mutation) -> bool:
+    """The global starts at module level as a plain number (a count) or a display (a collection)."""
+    for binding in summary.bindings.get(mutation.attr, ()):
+        if binding.kind != "assign" or binding.span.row > _first_function_row(summary):
+            continue
+        for found in model.resolver.eval(binding.value, Ctx(mutation.module)):
+            if mutation.kind == "count" and isinstance(found.obj, Lit) and type(found.obj.value) in (int, float):
+                return True
+            if mutation.kind == "container" and isinstance(found.obj, Container):
+                return True
+    return False
+
+
+def _first_function_row(summary) -> int:
+    rows = [f.span.row for f in summary.functions.values()]
+    return min(rows) if rows else 1 << 30
+
+
+def _global_reader(model: Model, module: str, name: str):
+    """(function name, module, span) of a function of ``module`` that reads the global and
+    that main-process code calls (not worker code)."""
+    in_workers = _worker_funcs(model)
+    summary = model.project.summary(module)
+    for qualname, function in summary.functions.items():
+        func = Func(module, qualname)
+        if name not in function.loads or func in in_workers or name in function.declared_global:
+            continue
+        if _called_in_main(model, func):
+            return function.name, module, function.span
+    return None
 
 
 def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs: Set[Func], reported):

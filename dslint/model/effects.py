@@ -672,6 +672,28 @@ def self_mutations(model: "Model", func: Func) -> List[Mutation]:
     return out
 
 
+def global_mutations(model: "Model", func: Func) -> List[Mutation]:
+    """How ``func`` changes module globals of its own module: ``global n`` then ``n += 1`` (a
+    count), or a module-level list, dict or set it grows (``BAD.append(path)``); ``attr`` is
+    the global's name."""
+    function = model.function_summary(func)
+    summary = model.project.summary(func.module)
+    if function is None or summary is None:
+        return []
+    out: List[Mutation] = []
+    for name in sorted(function.declared_global):  # its bindings are the module's, made in its rows
+        for binding in summary.bindings.get(name, ()):
+            if binding.kind == "aug" and function.span.row <= binding.span.row <= function.end_row:
+                out.append(Mutation(name, "count", func.module, binding.span))
+    for index in sites_in_scope(model.project, func.module, func.qualname):
+        site = summary.calls[index]
+        call = site.func
+        if isinstance(call, Attr) and call.name in CONTAINER_GROWERS and isinstance(call.base, Name) \
+                and call.base.id not in function.bindings and call.base.id in summary.bindings:
+            out.append(Mutation(call.base.id, "container", func.module, site.span))
+    return out
+
+
 def _reads_attr(value, me: str, attr: str, calls, depth: int = 0) -> bool:
     """Whether a value accumulates into ``<me>.<attr>``: reads it directly (``self.n + 1``,
     ``(self.n + 1) % k``), or a call's argument does (``int(self.n * 0.9)``), or a call is

@@ -357,13 +357,26 @@ class Resolver:
             return join(parts)
         for star in summary.star_imports:
             for found in self.imported(star, module):
-                if isinstance(found.obj, Mod):
-                    other = self.project.summary(found.obj.module)
-                    if other is not None and name in other.bindings:
-                        return self.global_name(found.obj.module, name)
+                if isinstance(found.obj, Mod) and self._star_exports(found.obj.module, name):
+                    return self.global_name(found.obj.module, name)
         if name in BUILTIN_NAMES:
             return one(Ext(f"builtins.{name}"))
         return UNKNOWN_RESULT
+
+    def _star_exports(self, module: str, name: str, depth: int = 3) -> bool:
+        """Whether ``from module import *`` binds ``name``: the module binds it, or passes it on
+        from a module it star-imports itself (a package ``__init__`` re-exporting its
+        submodules: ``from .collate import *``), ``depth`` levels down."""
+        summary = self.project.summary(module)
+        if summary is None:
+            return False
+        if name in summary.bindings:
+            return True
+        if depth <= 0:
+            return False
+        return any(isinstance(found.obj, Mod) and found.obj.module != module
+                   and self._star_exports(found.obj.module, name, depth - 1)
+                   for star in summary.star_imports for found in self.imported(star, module))
 
     def imported(self, imported: Imported, module: str) -> Results:
         """What an import in ``module`` binds (memoised; an import that leads back to itself
@@ -1374,12 +1387,17 @@ class Resolver:
         parts = []
         missing = False
         for found in self.eval(value, ctx):
-            if type(found.obj) is Varargs:
-                got = self.vararg_at(found.obj, index)
+            obj = found.obj
+            if type(obj) is Varargs:
+                got = self.vararg_at(obj, index)
                 if got is None:
                     missing = True
                     continue
                 parts.append(got)
+            elif isinstance(obj, Container) and isinstance(obj.value, Seq) and obj.kind in ("tuple", "list") \
+                    and not any(isinstance(item, Starred) for item in obj.value.items) \
+                    and not 0 <= index < len(obj.value.items):
+                missing = True  # ``*(batch_size, True)`` holds two positionals: the rest are keywords or defaults
             else:
                 parts.append(self.element_at(found, index))
         if not parts:
