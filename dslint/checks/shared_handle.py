@@ -97,12 +97,13 @@ def check(model: Model) -> Iterator[Finding]:
         attrs = _through_properties(model, dataset, attrs)
         yield from _cached_properties(model, dataset, attrs, function, reported)
         reopened = _reopened_by_worker_init(model, loader, dataset)
+        forked = model.fork_started(loader)
         for item in model.resolver.mro(dataset.cls):
             if not isinstance(item, Cls):
                 continue
             stores = model.resolver.self_stores(item)
             found = [(attr, opened) for attr in sorted(attrs & set(stores)) if attr not in reopened
-                     for opened in [_opened(model, dataset, item, stores[attr])] if opened is not None]
+                     for opened in [_opened(model, dataset, item, stores[attr], forked)] if opened is not None]
             for handle in _by_handle(model, dataset, item, stores, found):
                 yield from _report(model, dataset, item, handle, function, reported)
 
@@ -196,11 +197,15 @@ def _built_by_workers(model: Model, obj: Inst, in_workers: Set[Func]) -> bool:
                for site, _ in model.resolver.callers(builder))
 
 
-def _opened(model: Model, dataset: Inst, cls: Cls, stores):
+def _opened(model: Model, dataset: Inst, cls: Cls, stores, forked: bool = False):
     """(method, store, constructor) of the handle the main process leaves in an attribute
-    (``stores``: the attribute's stores), or None when none is, or the worker opens its own."""
+    (``stores``: the attribute's stores), or None when none is, or the worker opens its own.
+    ``__setstate__`` reopens a handle in a spawned worker, which unpickles the dataset; a
+    forked one (``forked``: the loader may fork) gets a copy and never runs it."""
     opened = None
     for method, store in sorted(stores, key=lambda p: (p[1].span.row, p[1].span.col)):
+        if forked and method.name == "__setstate__":
+            continue
         if method.name in WORKER_METHODS \
                 or _parent_opener(model, dataset, cls, method) is None:
             if not store.none_guarded:

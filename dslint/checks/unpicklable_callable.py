@@ -78,7 +78,11 @@ def _unimportable(model: Model, module: str) -> str:
 
 
 def _hand_over(trail):
-    """Where a named function or class is handed over (the argument that passes it on)."""
+    """Where a named function or class is handed over: the call storing it in the dataset
+    (``ds.set_transform(f)``), else the argument that passes it on."""
+    for step in trail:
+        if step is not None and step.note.startswith("stored by"):
+            return step.module, step.span
     for step in reversed(trail):
         if step is not None and (step.note.startswith(("passed as", "argument"))):
             return step.module, step.span

@@ -167,12 +167,18 @@ def _plain_number(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -
 
 def _process_shared(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> bool:
     """Whether the main process stores in ``self.attr`` an object made by ``multiprocessing``
-    (a ``Manager().list()`` proxy, a ``Queue``): every worker's ``append`` reaches it."""
+    (a ``Manager().list()`` proxy, a ``Queue``) or a tensor in shared memory: every worker's
+    ``append`` (or ``self.counts[worker] += 1``) reaches it."""
     for found in _main_values(model, obj, attr, worker_funcs):
         made = found.obj.cls if isinstance(found.obj, Inst) else found.obj
-        if isinstance(made, Ext) and made.qualname.startswith(("multiprocessing.", "torch.multiprocessing.")):
+        if isinstance(made, Ext) and (made.qualname.startswith(("multiprocessing.", "torch.multiprocessing."))
+                                      or made.qualname.endswith(SHARED_TENSORS)):
             return True
     return False
+
+
+# a tensor moved to shared memory (``torch.zeros(n).share_memory_()``): every worker writes the same storage
+SHARED_TENSORS = (".share_memory_", ".share_memory_()")
 
 
 def _main_values(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> list:
