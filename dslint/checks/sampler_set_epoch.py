@@ -124,6 +124,8 @@ def _may_be_sampler(model: Model, obj, targets, depth: int) -> bool:
     """``obj.set_epoch`` may reach the sampler unless ``obj`` is known to be another object:
     another torch sampler (its own epoch), or an instance of a project class whose own
     ``set_epoch`` sets nothing that may be the sampler (a dataset's epoch)."""
+    if isinstance(obj, Lit) and obj.value is None:
+        return False  # ``getattr(loader, "sampler", None)``'s default: no sampler there
     if not isinstance(obj, Inst) or (obj.site is not None and obj.site in targets):
         return True
     method = model.resolver.method(obj.cls, "set_epoch") if isinstance(obj.cls, Cls) else None
