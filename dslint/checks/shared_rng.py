@@ -13,14 +13,15 @@ bound by ``functools.partial``).
 
 from __future__ import annotations
 
-from typing import Iterator, List, NamedTuple, Set, Tuple
+from typing import Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import AttrStore
-from ..analysis.values import Call, Name
+from ..analysis.values import Attr, Call, Name, Op
 from ..diagnostics import Finding
 from ..model import effects, loaders
 from ..model.externals import truthiness
-from ..model.objects import Cls, Ctx, Func, Inst, Lit, Step
+from ..model.objects import Cls, Ctx, Found, Func, Inst, Lit, Step
+from ..model.project import sites_in_scope
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
@@ -37,6 +38,7 @@ class _Uses(NamedTuple):
     reads: Set[str]
     reseeded: Set[str]
     alike: List[Tuple[AttrStore, str, object]]  # generators built in every worker from one seed
+    funcs: Set[Func]  # every worker function run on the object
 
 
 def check(model: Model) -> Iterator[Finding]:
@@ -45,7 +47,8 @@ def check(model: Model) -> Iterator[Finding]:
     for loader, workers, function in model.worker_runs():
         obj = function.self_obj
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
-            uses = by_object.setdefault(obj, _Uses(loader, function, set(), set(), []))
+            uses = by_object.setdefault(obj, _Uses(loader, function, set(), set(), [], set()))
+            uses.funcs.add(function.func)
             uses.reads.update(model.function_summary(function.func).self_reads)
             alike = _built_alike(model, function.func, obj)
             uses.alike.extend((store, constructor, function) for store, constructor in alike)
@@ -55,12 +58,93 @@ def check(model: Model) -> Iterator[Finding]:
         reseeded = uses.reseeded | by_init | _reseeded_by_library(model, uses.loader, obj)
         alike = [entry for entry in uses.alike if entry[0].attr in uses.reads - reseeded]
         shared = uses.reads - reseeded - {store.attr for store, _, _ in alike}  # else reported where rebuilt
+        shared = {attr for attr in shared if not _drawn_only_when_off(model, obj, attr, uses.funcs)}
         yield from _generators(model, obj, shared, uses.function, reported, methods)
         yield from _rebuilt_alike(model, obj, alike, reported)
     yield from _constant_worker_seeds(model, reported)
     yield from _epoch_constant_worker_seeds(model, reported)
     yield from _constant_worker_generators(model, reported)
     yield from _module_generators(model, reported)
+
+
+def _drawn_only_when_off(model: Model, obj: Inst, attr: str, funcs: Set[Func]) -> bool:
+    """Whether the workers of this object never use ``self.<attr>``: every use is a call in a
+    branch of a flag of the object that is false for it (``if self.train:``, ``if
+    self.mosaic_prob and self.rng.random() < ...``: the validation set built with
+    ``train=False`` never draws), or in a method called only from such branches. Any other
+    use (``rng = self.rng``), or a flag not known to be false: no."""
+    uses = [(func, site) for func in sorted(funcs) for site in _uses_of(model, func, attr)]
+    if not uses or any(site is None for _, site in uses):
+        return False
+    return all(_off(model, obj, func, site, funcs, 1) for func, site in uses)
+
+
+def _uses_of(model: Model, func: Func, attr: str) -> list:
+    """The call sites of ``func`` that use ``self.<attr>`` (as the receiver or an argument),
+    with None standing for a use that is not such a call."""
+    function = model.function_summary(func)
+    if function is None or attr not in function.self_reads:
+        return []
+    if not function.params:
+        return [None]
+    me = function.params[0].name
+    summary = model.project.summary(func.module)
+    mine = lambda value: type(value) is Attr and value.name == attr and type(value.base) is Name \
+        and value.base.id == me  # noqa: E731
+    sites = []
+    for index in sites_in_scope(model.project, func.module, func.qualname):
+        site = summary.calls[index]
+        receiver = site.func.base if type(site.func) is Attr else None
+        if mine(receiver) or any(mine(value) for value in (*site.args, *(v for _, v in site.keywords))):
+            sites.append(site)
+    return sites or [None]
+
+
+def _off(model: Model, obj: Inst, func: Func, site, funcs: Set[Func], depth: int) -> bool:
+    """Whether the call ``site`` of ``func`` never runs for ``obj``: a flag of the object
+    guarding it is false, or ``func`` is a helper only such sites call (``depth`` levels)."""
+    flag = _guard(model, func, site)
+    if flag is not None:
+        ctx = Ctx(func.module, func.qualname, None, None, obj)
+        return truthiness(model.resolver.attribute(Found(obj), flag, ctx)) == "false"
+    function = model.function_summary(func)
+    if depth <= 0 or function.name in WORKER_METHODS or not model.resolver.all_callers_known(func):
+        return False
+    callers = model.resolver.callers(func)
+    return bool(callers) and all(
+        Func(ref.module, model.project.call(ref).scope) in funcs
+        and _off(model, obj, Func(ref.module, model.project.call(ref).scope), model.project.call(ref), funcs,
+                 depth - 1)
+        for ref, _ in callers)
+
+
+def _guard(model: Model, func: Func, site) -> Optional[str]:
+    """The attribute of ``self`` whose truth a call depends on: the first operand of an ``and``
+    test on the call's own line, or the test of an ``if`` whose body holds it."""
+    function = model.function_summary(func)
+    me = function.params[0].name if function.params else None
+
+    def flag(test) -> Optional[str]:
+        if type(test) is Op and test.op == "and" and test.args:
+            test = test.args[0]
+        if type(test) is Attr and type(test.base) is Name and test.base.id == me:
+            return test.name
+        return None
+
+    row = site.span.row
+    for test, span in function.tests:
+        if span.row == row and type(test) is Op and test.op == "and" and span.end_row == row:
+            found = flag(test)
+            if found is not None:
+                return found
+    for _, first, last in function.blocks:
+        if first <= row <= last:
+            for test, span in function.tests:
+                if span.end_row == first - 1:
+                    found = flag(test)
+                    if found is not None:
+                        return found
+    return None
 
 
 def _built_alike(model: Model, func: Func, obj: Inst) -> List[Tuple[AttrStore, str]]:

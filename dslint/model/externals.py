@@ -438,6 +438,8 @@ def _str(resolver, qualname, ref, ctx) -> Results:
     given = _arg(resolver, ref, ctx, 0) or ()
     if given and all(isinstance(f.obj, Lit) and type(f.obj.value) is str for f in given):
         return given
+    if given and all(isinstance(f.obj, Lit) and type(f.obj.value) in (bool, int, float) for f in given):
+        return tuple(Found(Lit(str(f.obj.value)), f.trail) for f in given)  # ``str(True)`` is "True"
     return one(Inst(Ext(qualname), ref, ctx))
 
 
@@ -457,11 +459,17 @@ STRING_TESTS = {"startswith": str.startswith, "endswith": str.endswith}
 UNFINISHED = "\u2026"  # the mark ``_fstring`` puts where the rest of a string is not known
 
 
+CASE_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize"})
+
+
 def string_method(resolver: "Resolver", receiver: Found, name: str, ref: SiteRef, ctx: Ctx) -> Results:
     """``text.startswith("cuda")`` and ``text.endswith(...)`` of a known string (a device
-    string: ``str(device).startswith("cuda")``); other methods give some value."""
-    test = STRING_TESTS.get(name)
+    string: ``str(device).startswith("cuda")``), its case and whitespace methods (``.lower()``);
+    other methods give some value."""
     text = receiver.obj.value
+    if name in CASE_METHODS and UNFINISHED not in text and not resolver.project.call(ref).args:
+        return one(Lit(getattr(text, name)()), receiver.trail)  # ``str(os.getenv("PIN", True)).lower()``
+    test = STRING_TESTS.get(name)
     given = _arg(resolver, ref, ctx, 0) if test is not None else None
     if not given or len(given) != 1 or not isinstance(given[0].obj, Lit) or type(given[0].obj.value) is not str:
         return UNKNOWN_RESULT
