@@ -599,13 +599,25 @@ def context_files(paths: Sequence[str], files: Sequence[str], settings: Settings
         if any(root == folder or root.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders):
             continue  # already walked
         discovery = Discovery(settings.root, settings.excludes, settings.respect_gitignore, False,
-                              settings_for=settings.for_folder)
+                              settings_for=functools.partial(_context_settings, settings))
         found = [_relative(f) for f in discovery.files([root]) if f.endswith(".py") and os.path.abspath(f) not in given]
         if len(found) + len(out) > MAX_CONTEXT_FILES:
             return []
         out.extend(found)
         given.update(os.path.abspath(f) for f in found)
     return out
+
+
+def _context_settings(settings: Settings, folder: str) -> Settings:
+    """The settings of a folder walked only for context: a configuration there that does not
+    validate (another project's, a test's) is not this run's, and the parent's settings apply;
+    the named files' own configurations are still checked where they are linted."""
+    from .config import ConfigError
+
+    try:
+        return settings.for_folder(folder)
+    except ConfigError:
+        return settings
 
 
 def seed_words(settings: Settings) -> Tuple[bytes, ...]:

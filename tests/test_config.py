@@ -144,6 +144,20 @@ def test_nearest_config_of_each_file_applies(tmp_path):
         "other/plain.py", "sub/inner.py", "sub/vendor/skipped.py", "top.py"]
 
 
+def test_a_file_named_alone_is_linted_beside_a_broken_config_elsewhere(tmp_path):
+    """Naming one file walks its package for context: another folder's configuration that
+    does not validate is not this run's (the file is linted); linting under it still fails."""
+    (tmp_path / "bad.py").write_text(HAZARD)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pyproject.toml").write_text('[tool.dslint]\nloader-classes = "mylib.FastLoader"\n')
+    (other / "plain.py").write_text("x = 1\n")
+    result = run_cli("check", "bad.py", "--output-format", "json", "--no-cache", cwd=tmp_path)
+    assert codes(result) == ["DSL201"]
+    broken = run_cli("check", "plain.py", "--no-cache", cwd=other)
+    assert broken.returncode == 2 and "loader-classes" in broken.stderr
+
+
 def test_no_python_files_found_is_a_warning(tmp_path):
     (tmp_path / "notes.txt").write_text("hello\n")
     result = run_cli("check", ".", cwd=tmp_path)
