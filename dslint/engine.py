@@ -400,6 +400,8 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
         findings.extend(run_checks(model, codes))
     finally:
         sys.setrecursionlimit(old_limit)
+    if consulted is not None:  # the configuration files read or looked for (``model.configfiles``)
+        consulted.update(resolver.__dict__.get("_config_files", {}))
     return findings
 
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, NamedTuple, Optional, Se
 
 from .diagnostics import Finding
 from .digests import blake2b
+from .model.yamlconfig import fingerprint
 from .plaindata import Invalid
 
 if TYPE_CHECKING:
@@ -102,13 +103,20 @@ def _record_one(results: Sequence["FileResult"], roots: Dict[str, str], consulte
         encoded = cache.codec.encode(list(findings))
     except (TypeError, ValueError, RecursionError):
         return None
+    consulted = set(consulted)
     return {
         "contents": contents(results),
         "identities": identities(results, roots),
         "connections": connections(results),
-        "consulted": {path: digests.get(path, "") for path in sorted(set(consulted))},
+        "consulted": {path: digests.get(path, "") for path in sorted(consulted) if not _config_file(path)},
+        "configs": {path: fingerprint(path) for path in sorted(consulted) if _config_file(path)},
         "findings": encoded,
     }
+
+
+def _config_file(path: str) -> bool:
+    """A configuration file the analysis read or looked for (not a file of the run)."""
+    return path.endswith((".yaml", ".yml"))
 
 
 class Reused(NamedTuple):
@@ -136,6 +144,10 @@ def recorded(cache: "Cache", key: str, results: Sequence["FileResult"], roots: D
 def _recorded_one(cache: "Cache", saved, results: Sequence["FileResult"], roots: Dict[str, str]) -> Optional[Reused]:
     if not isinstance(saved, dict) or not isinstance(saved.get("consulted"), dict):
         return None
+    configs = saved.get("configs", {})
+    if not isinstance(configs, dict) or any(not isinstance(path, str) or fingerprint(path) != mark
+                                            for path, mark in configs.items()):
+        return None  # a configuration file it read changed (or appeared): its values may differ
     if saved.get("contents") != contents(results):
         digests = {r.path: r.digest for r in results}
         if any(digests.get(path) != digest or not digest for path, digest in saved["consulted"].items()):
@@ -150,4 +162,4 @@ def _recorded_one(cache: "Cache", saved, results: Sequence["FileResult"], roots:
         return None
     if not isinstance(findings, list) or not all(isinstance(f, Finding) for f in findings):
         return None
-    return Reused(findings, list(saved["consulted"]))
+    return Reused(findings, list(saved["consulted"]) + list(configs))

@@ -80,6 +80,9 @@ def default_note(model: Model, trail: Trail, here: str) -> str:
     for step in trail:
         if "default" in step.note:
             return f" ({step.note} at {where(model, step, here)})"
+        if step.note.startswith("config file value"):  # what the program runs with unless overridden
+            value = step.note.split("`")[1] if "`" in step.note else ""
+            return f" (`{value}` in {where(model, step, here)})"
     return ""
 
 

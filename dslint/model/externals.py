@@ -113,7 +113,8 @@ def truth(obj) -> Optional[bool]:
     return None
 
 
-OVERRIDABLE_NOTES = ("the argparse default", "argparse default", "default of environment variable")
+OVERRIDABLE_NOTES = ("the argparse default", "argparse default", "default of environment variable",
+                     "config file value")
 
 
 def overridable(results: Results) -> bool:
@@ -396,6 +397,38 @@ def _parsed_config(resolver, qualname, ref, ctx) -> Results:
     return join(parts) if parts else UNKNOWN_RESULT
 
 
+def _yaml_file(resolver, qualname, ref, ctx) -> Results:
+    """``OmegaConf.load("config.yaml")``, ``yaml.safe_load(open("config.yaml"))``: the file's
+    mapping (``model.configfiles``)."""
+    from . import configfiles
+
+    given = _first_arg(resolver, ref, ctx)
+    if qualname in configfiles.YAML_LOADERS:  # a stream: ``open(path)``
+        paths = []
+        for found in given:
+            obj = found.obj
+            if type(obj) is not Inst or type(obj.cls) is not Ext or obj.cls.qualname != "builtins.open" or obj.site is None:
+                return UNKNOWN_RESULT
+            paths.extend(_arg(resolver, obj.site, obj.ctx, 0, "file") or UNKNOWN_RESULT)
+        given = tuple(paths)
+    return configfiles.loaded(resolver, ref.module, given)
+
+
+def config_get(resolver, receiver, ref, ctx) -> Results:
+    """``cfg.get("workers", 4)`` of a YAML mapping: the value when the file has the key, else the default."""
+    from . import configfiles
+
+    keys = _first_arg(resolver, ref, ctx)
+    if len(keys) != 1 or type(keys[0].obj) is not Lit or not isinstance(keys[0].obj.value, str):
+        return UNKNOWN_RESULT
+    got = configfiles.member(resolver, receiver, keys[0].obj.value)
+    if got != configfiles.UNKNOWN_RESULT:
+        return got
+    if configfiles.entry(resolver, receiver.obj) is not None:  # the mapping is read and lacks the key
+        return _arg(resolver, ref, ctx, 1, "default") or one(Lit(None))
+    return UNKNOWN_RESULT
+
+
 def _next(resolver, qualname, ref, ctx) -> Results:
     parts = [join(resolver.iterate(f) for f in _first_arg(resolver, ref, ctx))]
     default = _arg(resolver, ref, ctx, 1)
@@ -499,6 +532,8 @@ CALLS = {
     "os.getenv": _environment,
     "os.environ.get": _environment,
     **{name: _parsed_config for name in CONFIG_CLASS_PARSERS},
+    **{name: _yaml_file for name in ("omegaconf.OmegaConf.load", "yaml.safe_load", "yaml.load", "yaml.full_load",
+                                     "yaml.unsafe_load")},
 }
 
 

@@ -193,6 +193,14 @@ class Hparams(NamedTuple):
     digest: int = 0  # the hash, computed once (see ``nested``)
 
 
+class Config(NamedTuple):
+    """A mapping of a YAML configuration file (``model.yamlconfig``): the file's path and the
+    keys leading to it (``()`` for the whole file)."""
+
+    path: str
+    keys: Tuple[str, ...] = ()
+
+
 class Kwargs(NamedTuple):
     """The ``**kwargs`` parameter of ``func`` as bound at ``ctx.call``."""
 
@@ -231,9 +239,9 @@ def level_of(obj) -> int:
 
 
 Obj = Union[Lit, PositiveInt, Top, Func, Cls, Ext, Mod, Inst, Bound, Container, Managed, Batch, Iterated, Gen, Namespace,
-            Hparams, Kwargs, Varargs]
+            Hparams, Config, Kwargs, Varargs]
 TOP = Top()
-distinct_types(SiteRef, Lit, PositiveInt, Top, Func, Cls, Ext, Mod)
+distinct_types(SiteRef, Lit, PositiveInt, Top, Func, Cls, Ext, Mod, Config)
 
 
 def nested(*classes, by_identity=()) -> None:

@@ -36,13 +36,14 @@ from ..analysis.values import (
     last_name,
     root_name,
 )
-from . import externals
+from . import configfiles, externals
 from .objects import (
     TOP,
     UNKNOWN_RESULT,
     Batch,
     Bound,
     Cls,
+    Config,
     Container,
     Ctx,
     Ext,
@@ -465,6 +466,10 @@ class Resolver:
         value = self.argument(site, ctx.call, ctx.caller, param, position - skip, function, skip, ctx.shift)
         if value is not None:
             return value
+        if function.decorators and param is function.params[0] and param.default is None:
+            config = configfiles.hydra_config(self, ctx.module, function)  # ``main()``: hydra passes the config
+            if config is not None:
+                return config
         return self.default(function, param, ctx.module)
 
     def _receiver_skip(self, function: FunctionSummary, ctx: Ctx) -> int:
@@ -602,7 +607,12 @@ class Resolver:
         return None
 
     def free_param(self, function: FunctionSummary, param: Param, ctx: Ctx) -> Results:
-        """A parameter seen from inside its function: what every caller passes."""
+        """A parameter seen from inside its function: what every caller passes (the config
+        hydra passes to a ``@hydra.main`` function)."""
+        if function.decorators and param is function.params[0]:
+            config = configfiles.hydra_config(self, ctx.module, function)
+            if config is not None:
+                return config
         func = Func(ctx.module, function.qualname)
         callers = self.callers(func)
         if not callers and self.all_callers_known(func):
@@ -1126,6 +1136,8 @@ class Resolver:
             return self.overridden(obj, name, lambda: externals.namespace_attribute(self, obj, name))
         if kind is Hparams:
             return self.hparam(obj, name)
+        if kind is Config:
+            return configfiles.member(self, found, name)
         if kind is Top:
             return self.loader_attribute(name)
         if kind is Lit and name == "type" and type(obj.value) is str:
@@ -1221,6 +1233,11 @@ class Resolver:
                 known = self.libraries.part(self, obj, index) if type(index) is int and index >= 0 else None
                 parts.append(known if known is not None  # ``parser.parse_args_into_dataclasses()[0]``
                              else one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
+            elif isinstance(obj, Config):
+                keys = keys if keys is not None else self.eval(value.key, ctx)
+                key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
+                parts.append(configfiles.member(self, found, key.value) if key is not None and isinstance(key.value, str)
+                             else UNKNOWN_RESULT)
             elif isinstance(obj, Hparams):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
@@ -1530,6 +1547,8 @@ class Resolver:
             return (receiver,)  # the same entries (``kwargs = BASE.copy()``)
         if isinstance(obj, Gen) and name in ("__next__", "send"):
             return self.iterate(receiver)
+        if isinstance(obj, Config) and name == "get":
+            return externals.config_get(self, receiver, ref, ctx)
         if type(obj) is Lit and type(obj.value) is str:
             return externals.string_method(self, receiver, name, ref, ctx)
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
