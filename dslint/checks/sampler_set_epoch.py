@@ -57,6 +57,10 @@ def _given_samplers(model: Model, loader) -> Iterator[Tuple[object, str]]:
                     and obj.cls.qualname in BATCH_SAMPLERS:
                 for inner in model.resolver.keyword_at(obj.site, obj.ctx, "sampler", 0) or ():
                     yield inner.obj, "batch_sampler.sampler"
+            elif name == "batch_sampler" and isinstance(obj, Inst) and isinstance(obj.cls, Cls) and obj.site is not None:
+                yield obj, name
+                for inner in model.wrapped_samplers(obj):  # a project batch sampler drawing from a sampler
+                    yield inner.obj, ""
             else:
                 yield obj, name
 
@@ -73,7 +77,7 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
     involved = {sampler.site.module, base.site.module, epoch.module, iteration.module}
     for ref in model.project.calls_named("set_epoch"):
         site = model.project.call(ref)
-        if not hasattr(site.func, "base") or _outside_epochs(model, ref, site, epoch):
+        if not hasattr(site.func, "base") or _outside_epochs(model, ref, site, epoch) or _never_called(model, ref, site):
             continue
         for found in model.resolver.eval(site.func.base, Ctx(ref.module, site.scope)):
             obj = found.obj
@@ -82,6 +86,17 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
             if isinstance(obj, Top) and ref.module in involved:
                 return True
     return False
+
+
+def _never_called(model: Model, ref, site) -> bool:
+    """A call in a method of a project class that nothing calls (every caller known, none
+    found): a batch sampler's ``set_epoch`` forwarding to its sampler, when the loop calls
+    ``set_epoch`` on something else (``loader.sampler``, torch's own ``SequentialSampler``)."""
+    function = model.project.function(ref.module, site.scope) if site.scope else None
+    if function is None or function.scope_kind != "class" or function.name.startswith("__"):
+        return False
+    func = Func(ref.module, site.scope)
+    return not model.resolver.callers(func) and model.resolver.all_callers_known(func)
 
 
 def _outside_epochs(model: Model, ref, site, epoch, depth: int = 1) -> bool:
@@ -190,7 +205,7 @@ def _sampler_ref(model: Model, sampler: Inst, route: str, loader, epoch) -> Opti
                 return name
             if obj is not None and obj.site == base.site and loader_name is None:
                 loader_name = name
-    return f"{loader_name}.{route}" if loader_name else None
+    return f"{loader_name}.{route}" if loader_name and route else None
 
 
 def check(model: Model) -> Iterator[Finding]:
@@ -217,17 +232,20 @@ def check(model: Model) -> Iterator[Finding]:
         steps = (sampler_step, loaders.construction_step(model.resolver, loader),
                  Step(iteration.module, iteration.span, "iterated here")) + epoch.trail
         wrapped = "" if route == "sampler" else (
+            " (inside the project batch sampler given as `batch_sampler=`: the loader's `.sampler` is its own "
+            "`SequentialSampler`)" if not route else
             f" (given through `batch_sampler=`, it is the loader's `.{route}`: its `.sampler` is the loader's own "
             f"`SequentialSampler`)")
         if epoch.loop is not None:
             target = epoch.loop.target or "epoch"
+            reference = _sampler_ref(model, sampler, route, loader, epoch)  # None: no expression reaches it
             yield finding(
                 model, CODE, epoch.module, epoch.loop.span,
                 f"Epoch loop iterates a DataLoader with a shuffling `DistributedSampler`{wrapped} but never calls "
                 f"`set_epoch`: every epoch uses the same order; call `sampler.set_epoch({target})` first in the loop",
                 steps,
                 target=epoch.loop.target, body=tuple(epoch.loop.body) if epoch.loop.body else None,
-                sampler_ref=_sampler_ref(model, sampler, route, loader, epoch),
+                sampler_ref=reference, fixable=reference is not None,
             )
         else:
             yield finding(

@@ -434,10 +434,25 @@ def module_throttles(model: "Model", module: str) -> Dict[str, Effect]:
             if throttle_call(model, ref, site, Ctx(module, site.scope)):
                 effect = Effect(module, index, site, _text(model, ref, site))
                 found.setdefault("anywhere", effect)
-                if not site.scope and not site.guarded:
+                if (not site.scope and not site.guarded) or _called_at_import(model, module, site.scope):
                     found.setdefault("import", effect)
     memo[module] = found
     return found
+
+
+def _called_at_import(model: "Model", module: str, scope: str) -> bool:
+    """Whether the module calls the function ``scope`` at import time (``_configure_libraries()``
+    at module level, outside the main guard), so what it does runs when the module is imported."""
+    if not scope or "." in scope:
+        return False
+    summary = model.project.summary(module)
+    ctx = Ctx(module, "")
+    for index in sites_in_scope(model.project, module, ""):
+        site = summary.calls[index]
+        if not site.guarded and any(isinstance(f.obj, Func) and f.obj == Func(module, scope)
+                                    for f in model.resolver.eval(site.func, ctx)):
+            return True
+    return False
 
 
 # processes and threads (issue 17) ----------------------------------------------------------

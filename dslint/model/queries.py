@@ -1011,7 +1011,7 @@ class Model:
                 return "split", (step._replace(note="a `DistributedSampler` subclass"),)
             if self._rank_aware(obj.cls) or self._mentions_rank(obj.site, obj.ctx):
                 return "split", (step._replace(note="a rank-aware sampler"),)
-            inner = self._wrapped_samplers(obj)
+            inner = self.wrapped_samplers(obj)
             if inner:  # ``BucketBatchSampler(DistributedSampler(ds), lengths, 64)`` draws from the one it wraps
                 verdict, trail = self._sampler_split(inner, depth + 1)
                 if verdict != "none":
@@ -1022,7 +1022,7 @@ class Model:
             why += (step,)
         return "none", why
 
-    def _wrapped_samplers(self, obj: Inst) -> Results:
+    def wrapped_samplers(self, obj: Inst) -> Results:
         """The samplers a project sampler is built with (the one it draws its indexes from)."""
         def is_sampler(cls) -> bool:
             chain = self.resolver.mro(cls) if isinstance(cls, Cls) else (cls,)
