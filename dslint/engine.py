@@ -401,7 +401,7 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
     finally:
         sys.setrecursionlimit(old_limit)
     if consulted is not None:  # the configuration files read or looked for (``model.configfiles``)
-        consulted.update(resolver.__dict__.get("_config_files", {}))
+        consulted.update(path for path in resolver.__dict__.get("_config_files", {}) if path.endswith((".yaml", ".yml")))
     return findings
 
 

@@ -104,3 +104,32 @@ def test_a_cached_run_is_redone_when_the_config_file_changes(tmp_path):
     assert cached() == ["DSL201"]  # warm: the findings are reused
     (project / "configs" / "train.yaml").write_text("workers: 4\n")
     assert cached() == []  # no Python file changed, the configuration did
+
+
+def test_an_edit_to_an_unread_file_still_reuses_a_run_that_looked_for_configs(tmp_path):
+    """A hydra app makes the analysis look for `conf/config` with and without `.yaml`, and a
+    script loads a JSON file through `yaml.safe_load`: only YAML files are recorded, so an
+    edit to a file the analysis never read reuses the findings (nothing is parsed)."""
+    from dslint import config, engine
+
+    project = _project(tmp_path, "workers: 0\n")
+    (project / "conf").mkdir()
+    (project / "conf" / "config.yaml").write_text("workers: 2\n")
+    (project / "app.py").write_text(
+        "import hydra\nimport yaml\nfrom torch.utils.data import DataLoader\n\n\n"
+        "@hydra.main(config_path='conf', config_name='config')\n"
+        "def main(cfg):\n"
+        "    extra = yaml.safe_load(open('extra.json'))\n"
+        "    for batch in DataLoader(range(4), num_workers=cfg.workers, prefetch_factor=extra['pf']):\n"
+        "        print(batch)\n")
+    (project / "notes.py").write_text("x = 1\n")
+
+    def lint():
+        settings = config.Settings(root=str(project), cache=True, select=["DSL"], jobs=1)
+        return engine.run([str(project)], settings)
+
+    first = lint()
+    assert first.parsed > 0 and [f.code for f in first.findings] == ["DSL201"]
+    (project / "notes.py").write_text("x = 2  # nothing dslint looks for\n")
+    again = lint()
+    assert again.parsed == 0 and again.findings == first.findings

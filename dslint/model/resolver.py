@@ -200,6 +200,7 @@ class Resolver:
         self._varargs: Dict[tuple, object] = {}
         self._contexts: Dict[Tuple[str, str], Ctx] = {}
         self._scope_stores: Dict[str, Dict[str, list]] = {}
+        self._star_memo: Dict[Tuple[str, str], bool] = {}
 
     # entry -----------------------------------------------------------------------------
     def context(self, module: str, scope: str = "") -> Ctx:
@@ -367,17 +368,25 @@ class Resolver:
     def _star_exports(self, module: str, name: str, depth: int = 3) -> bool:
         """Whether ``from module import *`` binds ``name``: the module binds it, or passes it on
         from a module it star-imports itself (a package ``__init__`` re-exporting its
-        submodules: ``from .collate import *``), ``depth`` levels down."""
+        submodules: ``from .collate import *``), ``depth`` levels down. A builtin's name is not
+        searched past the module itself (re-exporting ``len`` is not a thing projects do, and the
+        search would summarise every module the chain names)."""
         summary = self.project.summary(module)
         if summary is None:
             return False
         if name in summary.bindings:
             return True
-        if depth <= 0:
+        if depth <= 0 or not summary.star_imports or name in BUILTIN_NAMES:
             return False
-        return any(isinstance(found.obj, Mod) and found.obj.module != module
-                   and self._star_exports(found.obj.module, name, depth - 1)
-                   for star in summary.star_imports for found in self.imported(star, module))
+        key = (module, name)
+        found = self._star_memo.get(key)
+        if found is None:
+            self._star_memo[key] = False  # recursion guard
+            found = self._star_memo[key] = any(
+                isinstance(item.obj, Mod) and item.obj.module != module
+                and self._star_exports(item.obj.module, name, depth - 1)
+                for star in summary.star_imports for item in self.imported(star, module))
+        return found
 
     def imported(self, imported: Imported, module: str) -> Results:
         """What an import in ``module`` binds (memoised; an import that leads back to itself
