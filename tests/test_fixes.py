@@ -632,6 +632,23 @@ def test_persistent_workers_with_a_literal_zero_count_is_removed_not_tied(tmp_pa
     assert "DataLoader(ds, num_workers=0):" in path.read_text(encoding="utf-8")
 
 
+def test_persistent_workers_from_a_setting_keeps_deciding_with_workers(tmp_path):
+    """A value other than ``True`` (a setting the user chose) is kept: ``v and workers > 0``,
+    so a run with workers and ``v`` false still has no persistent workers; the fixed file is
+    silent."""
+    path = tmp_path / "cfg.py"
+    path.write_text("from torch.utils.data import DataLoader\n\n\n"
+                    "def main(ds, workers=0, keep=True):\n"
+                    "    for b in DataLoader(ds, num_workers=workers, persistent_workers=keep):\n        print(b)\n",
+                    encoding="utf-8")
+    [found] = lint_json("--select", "DSL201", "cfg.py", cwd=tmp_path)
+    assert found["message"].endswith("use `persistent_workers=keep and workers > 0`"), found["message"]
+    _fix("--select", "DSL201", "cfg.py", cwd=tmp_path)
+    fixed = path.read_text(encoding="utf-8")
+    assert "DataLoader(ds, num_workers=workers, persistent_workers=keep and workers > 0):" in fixed
+    assert lint_json("--select", "DSL201", "cfg.py", cwd=tmp_path) == []
+
+
 def test_pool_initializer_lambda_is_hoisted_as_init_process(tmp_path):
     """DSL102 on a pool's ``initializer=`` (pickled with each spawn/forkserver process):
     the lambda becomes a module-level ``init_process``, and the fixed file is silent."""

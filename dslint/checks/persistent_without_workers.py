@@ -50,7 +50,9 @@ def check(model: Model) -> Iterator[Finding]:
         if count_text is None or keyword_value(model, module, given.span) is None:
             suggestion = f"make `{keyword}` true only with positive workers"
         elif count_text and not int_literal(count_text):
-            suggestion = f"use `{keyword}={count_text} > 0`"
+            given_text = keyword_value(model, module, given.span)
+            suggestion = f"use `{keyword}={count_text} > 0`" if given_text == "True" else \
+                f"use `{keyword}={given_text} and {count_text} > 0`"
         else:
             suggestion = "remove it"
         zero_trail = workers.trail("zero")

@@ -2,7 +2,8 @@
 
 ``num_workers`` absent: remove the argument with its separating comma.
 ``num_workers=<expr>`` in the same call: ``persistent_workers=<expr> > 0`` (``<expr>``
-copied from the call, parenthesised when it is not atomic).
+copied from the call, parenthesised when it is not atomic) for a literal ``True``; any other
+value ``v`` becomes ``v and <expr> > 0``, which keeps ``v`` deciding whenever there are workers.
 """
 
 from __future__ import annotations
@@ -96,14 +97,30 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
         fix.message = "Remove `persistent_workers=...`"
         fix.on_node(call, dropping("persistent_workers"))
     else:
-        fix.message = f"Use `persistent_workers={ctx.code(workers.value).strip()} > 0`"
+        count = ctx.code(workers.value).strip()
+        literal_true = isinstance(arg.value, cst.Name) and arg.value.value == "True"
+        # ``persistent_workers=True`` becomes the test itself; any other value keeps deciding
+        # whenever there are workers (``cfg.persistent and workers > 0``): the same loader
+        # wherever the call did not raise
+        fix.message = f"Use `persistent_workers={count} > 0`" if literal_true else \
+            f"Use `persistent_workers={ctx.code(arg.value).strip()} and {count} > 0`"
 
         def tie(updated: cst.Call) -> cst.Call:
             args = list(updated.args)
             index = keyword_index(updated, "persistent_workers")
             value = _workers_arg(updated, site.known_loader).value.deep_clone()
-            args[index] = args[index].with_changes(value=_compare(value))
+            test = _compare(value)
+            if not literal_true:
+                test = cst.BooleanOperation(left=_grouped(args[index].value.deep_clone()), operator=cst.And(), right=test)
+            args[index] = args[index].with_changes(value=test)
             return updated.with_changes(args=args)
 
         fix.on_node(call, tie)
     return fix
+
+
+def _grouped(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``value`` in parentheses unless it is atomic (``a or b`` before ``and``)."""
+    if isinstance(value, ATOMIC) or value.lpar:
+        return value
+    return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -16,6 +16,7 @@ import os
 from typing import TYPE_CHECKING, Optional
 
 from ..analysis.summary import Span
+from ..analysis.values import Call
 from . import yamlconfig
 from .objects import Config, Found, Lit, Results, SiteRef, Step, Top, one
 
@@ -104,7 +105,7 @@ def hydra_config(resolver: "Resolver", module: str, function) -> Optional[Result
     when it is not such a function (or its file is not found)."""
     summary = resolver.project.summary(module)
     for decorator in function.decorators:
-        if type(decorator).__name__ != "Call":
+        if type(decorator) is not Call:
             continue
         site = summary.calls[decorator.index]
         ctx = resolver.context(module, function.scope)
