@@ -8,6 +8,8 @@ the library table (``model.libraries``) may know more about.
 
 from __future__ import annotations
 
+import os
+
 import operator as _op
 from typing import TYPE_CHECKING, Optional
 
@@ -212,6 +214,8 @@ NEW_TENSOR = Inst(Ext("torch.Tensor"))  # what arithmetic or a comparison on loa
 def _apply(fn, op: str, objs):
     if op and op not in ("is", "is-not") and any(type(o) is Batch for o in objs):
         return NEW_TENSOR  # ``y >= 0``, ``x * 2``: neither the worker's shared memory nor pinned
+    if op == "/" and len(objs) == 2 and all(type(o) is Lit and isinstance(o.value, str) for o in objs):
+        return Lit(os.path.join(objs[0].value, objs[1].value))  # ``Path(__file__).parent / "conf"``
     if all(isinstance(o, Lit) for o in objs):
         try:
             return Lit(fn(*[o.value for o in objs]))
@@ -429,6 +433,21 @@ def config_get(resolver, receiver, ref, ctx) -> Results:
     return UNKNOWN_RESULT
 
 
+def _path(resolver, qualname, ref, ctx) -> Results:
+    """``Path("conf")``, ``os.path.dirname(p)``, ``os.path.join(a, b)`` of known strings: a
+    path held as its string (how a script names the config file beside it)."""
+    site = resolver.project.call(ref)
+    parts = [resolver.eval(arg, ctx) for arg in site.args]
+    if not parts or any(len(p) != 1 or type(p[0].obj) is not Lit or not isinstance(p[0].obj.value, str) for p in parts):
+        return one(Inst(Ext(qualname), ref, ctx))
+    texts = [p[0].obj.value for p in parts]
+    if qualname in ("os.path.dirname",):
+        return one(Lit(os.path.dirname(texts[0])))
+    if qualname in ("os.path.abspath", "os.path.realpath", "os.path.normpath"):
+        return one(Lit(texts[0]))  # kept relative: the file is looked up from the module's path
+    return one(Lit(os.path.join(*texts)))
+
+
 def _next(resolver, qualname, ref, ctx) -> Results:
     parts = [join(resolver.iterate(f) for f in _first_arg(resolver, ref, ctx))]
     default = _arg(resolver, ref, ctx, 1)
@@ -493,6 +512,7 @@ UNFINISHED = "\u2026"  # the mark ``_fstring`` puts where the rest of a string i
 
 
 CASE_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "capitalize"})
+PATH_SAME = frozenset({"resolve", "absolute", "expanduser"})  # a path held as its string: the same file
 
 
 def string_method(resolver: "Resolver", receiver: Found, name: str, ref: SiteRef, ctx: Ctx) -> Results:
@@ -502,6 +522,8 @@ def string_method(resolver: "Resolver", receiver: Found, name: str, ref: SiteRef
     text = receiver.obj.value
     if name in CASE_METHODS and UNFINISHED not in text and not resolver.project.call(ref).args:
         return one(Lit(getattr(text, name)()), receiver.trail)  # ``str(os.getenv("PIN", True)).lower()``
+    if name in PATH_SAME:
+        return (receiver,)
     test = STRING_TESTS.get(name)
     given = _arg(resolver, ref, ctx, 0) if test is not None else None
     if not given or len(given) != 1 or not isinstance(given[0].obj, Lit) or type(given[0].obj.value) is not str:
@@ -532,6 +554,8 @@ CALLS = {
     "os.getenv": _environment,
     "os.environ.get": _environment,
     **{name: _parsed_config for name in CONFIG_CLASS_PARSERS},
+    **{name: _path for name in ("pathlib.Path", "pathlib.PurePath", "os.path.join", "os.path.dirname",
+                                "os.path.abspath", "os.path.realpath", "os.path.normpath")},
     **{name: _yaml_file for name in ("omegaconf.OmegaConf.load", "yaml.safe_load", "yaml.load", "yaml.full_load",
                                      "yaml.unsafe_load")},
 }

@@ -11,6 +11,8 @@ unknown stays unknown and never becomes a finding by itself.
 
 from __future__ import annotations
 
+import os
+
 import builtins
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -363,6 +365,9 @@ class Resolver:
                     return self.global_name(found.obj.module, name)
         if name in BUILTIN_NAMES:
             return one(Ext(f"builtins.{name}"))
+        if name == "__file__":  # the module's path (as linted): locates files beside it (``Path(__file__).parent``)
+            info = self.project.modules.get(module)
+            return one(Lit(info.path)) if info is not None else UNKNOWN_RESULT
         return UNKNOWN_RESULT
 
     def _star_exports(self, module: str, name: str, depth: int = 3) -> bool:
@@ -1151,6 +1156,8 @@ class Resolver:
             return self.loader_attribute(name)
         if kind is Lit and name == "type" and type(obj.value) is str:
             return one(Lit(obj.value.split(":")[0]), found.trail)  # ``torch.device("cuda:0").type``
+        if kind is Lit and name == "parent" and type(obj.value) is str:
+            return one(Lit(os.path.dirname(obj.value)), found.trail)  # ``Path(__file__).parent``
         return UNKNOWN_RESULT
 
     def bag_attribute(self, bag: Inst, name: str) -> Results:
