@@ -378,6 +378,7 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
     """The per-file errors and the rules' findings; ``consulted`` receives every file the
     rules read besides those summarised up front (summarised on demand, or quoted)."""
     from .checks import run_checks
+    from .model import configfiles
     from .model.libraries import Libraries
     from .model.project import Project, Sources
     from .model.queries import Model
@@ -400,8 +401,8 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
         findings.extend(run_checks(model, codes))
     finally:
         sys.setrecursionlimit(old_limit)
-    if consulted is not None:  # the configuration files read or looked for (``model.configfiles``)
-        consulted.update(path for path in resolver.__dict__.get("_config_files", {}) if path.endswith((".yaml", ".yml")))
+    if consulted is not None:  # the configuration files read or looked for
+        consulted.update(configfiles.files_read(resolver))
     return findings
 
 

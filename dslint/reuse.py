@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, NamedTuple, Optional, Se
 
 from .diagnostics import Finding
 from .digests import blake2b
-from .model.yamlconfig import fingerprint
+from .model.yamlconfig import fingerprint, is_yaml
 from .plaindata import Invalid
 
 if TYPE_CHECKING:
@@ -108,15 +108,10 @@ def _record_one(results: Sequence["FileResult"], roots: Dict[str, str], consulte
         "contents": contents(results),
         "identities": identities(results, roots),
         "connections": connections(results),
-        "consulted": {path: digests.get(path, "") for path in sorted(consulted) if not _config_file(path)},
-        "configs": {path: fingerprint(path) for path in sorted(consulted) if _config_file(path)},
+        "consulted": {path: digests.get(path, "") for path in sorted(consulted) if not is_yaml(path)},
+        "configs": {path: fingerprint(path) for path in sorted(consulted) if is_yaml(path)},
         "findings": encoded,
     }
-
-
-def _config_file(path: str) -> bool:
-    """A configuration file the analysis read or looked for (not a file of the run)."""
-    return path.endswith((".yaml", ".yml"))
 
 
 class Reused(NamedTuple):

@@ -341,18 +341,14 @@ def _cached_handle(model: Model, loader, function, reported) -> Iterator[Finding
     summary = model.function_summary(func)
     if summary is None or not summary.returns or not _cached(model, func, summary):
         return
-    ctx = Ctx(func.module, func.qualname, None, None, function.self_obj)
-    made = [f for value in summary.returns for f in model.resolver.eval(value, ctx)]
-    constructor = handle_of(model, made)
-    if constructor is None:
+    returned = _returned_handle(model, func, summary, function.self_obj)
+    if returned is None:
         return
+    constructor, span = returned
     parent = next((site for site, _ in model.resolver.callers(func)
                    if _runs_in_parent(model.project.call(site).scope)), None)
     if parent is None or _cleared_by_worker_init(model, loader, function.self_obj, summary.name):
         return
-    handle = next((f.obj for f in made if isinstance(f.obj, Inst) and f.obj.site is not None
-                   and f.obj.site.module == func.module), None)
-    span = model.project.call(handle.site).span if handle is not None else summary.span
     key = (func.module, span)
     if key in reported:
         return
@@ -389,14 +385,10 @@ def _cached_properties(model: Model, dataset: Inst, attrs: Set[str], function, r
         summary = model.function_summary(method) if method is not None else None
         if summary is None or not summary.returns or not model.resolver.is_cached_property(summary):
             continue
-        ctx = Ctx(method.module, method.qualname, None, None, dataset)
-        made = [f for value in summary.returns for f in model.resolver.eval(value, ctx)]
-        constructor = handle_of(model, made)
-        handle = next((f.obj for f in made if isinstance(f.obj, Inst) and f.obj.site is not None
-                       and f.obj.site.module == method.module), None)
-        if constructor is None:
+        returned = _returned_handle(model, method, summary, dataset)
+        if returned is None:
             continue
-        span = model.project.call(handle.site).span if handle is not None else summary.span
+        constructor, span = returned
         if (method.module, span) in reported:
             continue
         reported.add((method.module, span))
@@ -411,6 +403,20 @@ def _cached_properties(model: Model, dataset: Inst, attrs: Set[str], function, r
             f"opens its own on first use",
             tuple(function.trail), fixable=False,
         )
+
+
+def _returned_handle(model: Model, func: Func, summary, self_obj) -> Optional[Tuple[str, object]]:
+    """(constructor, span) of the handle ``func`` returns (run on ``self_obj``): the span of
+    the call making it when that call is in ``func``'s module, else the function's name;
+    None when it returns no handle."""
+    ctx = Ctx(func.module, func.qualname, None, None, self_obj)
+    made = [f for value in summary.returns for f in model.resolver.eval(value, ctx)]
+    constructor = handle_of(model, made)
+    if constructor is None:
+        return None
+    handle = next((f.obj for f in made if isinstance(f.obj, Inst) and f.obj.site is not None
+                   and f.obj.site.module == func.module), None)
+    return constructor, (model.project.call(handle.site).span if handle is not None else summary.span)
 
 
 def _cleared_by_worker_init(model: Model, loader, dataset, name: str) -> bool:
@@ -481,7 +487,7 @@ def _global_opener(model: Model, module: str, summary, name: str, binding) -> Op
     """The function that binds the module global ``name`` (``global _CONN`` then ``_CONN =
     sqlite3.connect(...)``) at ``binding``, or None for a binding made at module level."""
     for function in summary.functions.values():
-        if name in function.declared_global and function.span.row <= binding.span.row <= function.end_row:
+        if effects.binds_global(function, name, binding):
             return Func(module, function.qualname)
     return None
 

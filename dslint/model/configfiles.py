@@ -117,8 +117,7 @@ def hydra_config(resolver: "Resolver", module: str, function) -> Optional[Result
         if not isinstance(name, str):
             return UNKNOWN_RESULT
         written = os.path.join(folder, name) if isinstance(folder, str) else name
-        path = locate(resolver, module, written, (".yaml", "")) if not written.endswith(".yaml") else \
-            locate(resolver, module, written)
+        path = locate(resolver, module, written, ("",) if yamlconfig.is_yaml(written) else (".yaml",))
         return one(Config(path)) if path is not None else UNKNOWN_RESULT
     return None
 
@@ -146,13 +145,22 @@ def _group(resolver: "Resolver", path: str, key: str):
     return None
 
 
+def files_read(resolver: "Resolver"):
+    """The YAML files the run read or looked for: what its findings depend on besides the
+    project's Python files (``reuse`` records them)."""
+    return resolver.__dict__.get("_config_files", {}).keys()
+
+
 def _document(resolver: "Resolver", path: str, boundary: Optional[str] = None) -> Optional[yamlconfig.Entry]:
-    """The parsed file (memoised per run), read only inside the project it belongs to."""
+    """The parsed file (memoised per run, and recorded: ``files_read``), read only inside the
+    project it belongs to; a path that names no YAML file is not read."""
+    if not yamlconfig.is_yaml(path):
+        return None
     cache = resolver.__dict__.setdefault("_config_files", {})
     if path in cache:
         return cache[path]
     root = boundary or _boundary_of(resolver, path)
-    found = yamlconfig.load(path, root) if root is not None and path.endswith((".yaml", ".yml")) else None
+    found = yamlconfig.load(path, root) if root is not None else None
     cache[path] = found
     return found
 

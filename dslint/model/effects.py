@@ -687,6 +687,12 @@ def self_mutations(model: "Model", func: Func) -> List[Mutation]:
     return out
 
 
+def binds_global(function, name: str, binding) -> bool:
+    """Whether ``function`` makes the module binding ``binding`` of ``name`` (``global name``
+    there: the binding is the module's, made in the function's rows)."""
+    return name in function.declared_global and function.span.row <= binding.span.row <= function.end_row
+
+
 def global_mutations(model: "Model", func: Func) -> List[Mutation]:
     """How ``func`` changes module globals of its own module: ``global n`` then ``n += 1`` (a
     count), or a module-level list, dict or set it grows (``BAD.append(path)``); ``attr`` is
@@ -696,9 +702,9 @@ def global_mutations(model: "Model", func: Func) -> List[Mutation]:
     if function is None or summary is None:
         return []
     out: List[Mutation] = []
-    for name in sorted(function.declared_global):  # its bindings are the module's, made in its rows
+    for name in sorted(function.declared_global):
         for binding in summary.bindings.get(name, ()):
-            if binding.kind == "aug" and function.span.row <= binding.span.row <= function.end_row:
+            if binding.kind == "aug" and binds_global(function, name, binding):
                 out.append(Mutation(name, "count", func.module, binding.span))
     for index in sites_in_scope(model.project, func.module, func.qualname):
         site = summary.calls[index]

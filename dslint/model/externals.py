@@ -14,6 +14,7 @@ import operator as _op
 from typing import TYPE_CHECKING, Optional
 
 from ..analysis.values import Call, Const, DictDisplay, Op, Seq, Starred
+from . import configfiles
 from .argparse_defaults import argument_default
 from .libraries import PASS_THROUGH
 from .objects import (
@@ -404,8 +405,6 @@ def _parsed_config(resolver, qualname, ref, ctx) -> Results:
 def _yaml_file(resolver, qualname, ref, ctx) -> Results:
     """``OmegaConf.load("config.yaml")``, ``yaml.safe_load(open("config.yaml"))``: the file's
     mapping (``model.configfiles``)."""
-    from . import configfiles
-
     given = _first_arg(resolver, ref, ctx)
     if qualname in configfiles.YAML_LOADERS:  # a stream: ``open(path)``
         paths = []
@@ -420,8 +419,6 @@ def _yaml_file(resolver, qualname, ref, ctx) -> Results:
 
 def config_get(resolver, receiver, ref, ctx) -> Results:
     """``cfg.get("workers", 4)`` of a YAML mapping: the value when the file has the key, else the default."""
-    from . import configfiles
-
     keys = _first_arg(resolver, ref, ctx)
     if len(keys) != 1 or type(keys[0].obj) is not Lit or not isinstance(keys[0].obj.value, str):
         return UNKNOWN_RESULT

@@ -480,11 +480,16 @@ class Resolver:
         value = self.argument(site, ctx.call, ctx.caller, param, position - skip, function, skip, ctx.shift)
         if value is not None:
             return value
-        if function.decorators and param is function.params[0] and param.default is None:
-            config = configfiles.hydra_config(self, ctx.module, function)  # ``main()``: hydra passes the config
-            if config is not None:
-                return config
+        config = self._hydra_config(function, param, ctx.module) if param.default is None else None
+        if config is not None:  # ``main()``: hydra passes the config
+            return config
         return self.default(function, param, ctx.module)
+
+    def _hydra_config(self, function: FunctionSummary, param: Param, module: str) -> Optional[Results]:
+        """The config hydra passes as the first parameter of a ``@hydra.main`` function, or None."""
+        if not function.decorators or param is not function.params[0]:
+            return None
+        return configfiles.hydra_config(self, module, function)
 
     def _receiver_skip(self, function: FunctionSummary, ctx: Ctx) -> int:
         """1 when the call binding ``function`` in ``ctx`` passes its first parameter as the
@@ -623,10 +628,9 @@ class Resolver:
     def free_param(self, function: FunctionSummary, param: Param, ctx: Ctx) -> Results:
         """A parameter seen from inside its function: what every caller passes (the config
         hydra passes to a ``@hydra.main`` function)."""
-        if function.decorators and param is function.params[0]:
-            config = configfiles.hydra_config(self, ctx.module, function)
-            if config is not None:
-                return config
+        config = self._hydra_config(function, param, ctx.module)
+        if config is not None:
+            return config
         func = Func(ctx.module, function.qualname)
         callers = self.callers(func)
         if not callers and self.all_callers_known(func):
@@ -1249,16 +1253,14 @@ class Resolver:
                 known = self.libraries.part(self, obj, index) if type(index) is int and index >= 0 else None
                 parts.append(known if known is not None  # ``parser.parse_args_into_dataclasses()[0]``
                              else one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
-            elif isinstance(obj, Config):
+            elif isinstance(obj, (Config, Hparams)):  # ``cfg["data"]``, ``self.hparams["lr"]``: a named entry
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
-                parts.append(configfiles.member(self, found, key.value) if key is not None and isinstance(key.value, str)
-                             else UNKNOWN_RESULT)
-            elif isinstance(obj, Hparams):
-                keys = keys if keys is not None else self.eval(value.key, ctx)
-                key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
-                parts.append(self.hparam(obj, key.value) if key is not None and isinstance(key.value, str)
-                             else UNKNOWN_RESULT)
+                if key is None or not isinstance(key.value, str):
+                    parts.append(UNKNOWN_RESULT)
+                else:
+                    parts.append(configfiles.member(self, found, key.value) if isinstance(obj, Config)
+                                 else self.hparam(obj, key.value))
             elif isinstance(obj, Varargs):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None

@@ -169,6 +169,11 @@ def _sequence(lines, start: int, indent: int):
     return out, index
 
 
+def is_yaml(path: str) -> bool:
+    """A path this module reads (by its name): a ``.yaml`` or ``.yml`` file."""
+    return path.endswith((".yaml", ".yml"))
+
+
 def fingerprint(path: str) -> str:
     """What a cached analysis that read (or looked for) ``path`` depends on: the content of a
     regular file, where a symbolic link points, or "" for no file."""
