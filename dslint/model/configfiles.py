@@ -69,6 +69,24 @@ def member(resolver: "Resolver", found: Found, name: str) -> Results:
     return one(Lit(written.value), found.trail + (step,))
 
 
+def splatted(resolver: "Resolver", found: Found, key: str) -> Optional[Results]:
+    """``key`` of a mapping splatted into a call (``DataLoader(ds, **cfg.loader)``): its value
+    when the file writes it, None when the mapping has no such key (the call is not given
+    it), unknown when the mapping itself is not known."""
+    written = writes_key(resolver, found.obj, key)
+    if written is None:
+        return UNKNOWN_RESULT
+    return member(resolver, found, key) if written else None
+
+
+def writes_key(resolver: "Resolver", config: Config, key: str) -> Optional[bool]:
+    """Whether the mapping ``config`` names holds ``key`` (None: the mapping is not known)."""
+    mapping = entry(resolver, config)
+    if mapping is None or not isinstance(mapping.value, dict):
+        return None
+    return key in mapping.value
+
+
 def loaded(resolver: "Resolver", module: str, paths: Results) -> Results:
     """The file a call loads, given what its path argument evaluates to."""
     parts = []

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
-from ..analysis.values import Attr, Call, Const, Name, Starred, same_value
-from . import mmconfig
+from ..analysis.values import Attr, Call, Const, Item, Name, Starred, same_value
+from . import configfiles, mmconfig
 from .externals import overridable, truthiness
 from .libraries import DATALOADER_POSITIONAL, TRAINERS, matches
-from .objects import (UNKNOWN_RESULT, Cls, Container, Ctx, Ext, Found, Inst, Kwargs, Lit, Managed, PositiveInt, Results,
-                      SiteRef, Step, Trail, Varargs, join)
+from .objects import (UNKNOWN_RESULT, Cls, Config, Container, Ctx, Ext, Found, Inst, Kwargs, Lit, Managed, PositiveInt,
+                      Results, SiteRef, Step, Trail, Varargs, join)
 from .project import sites_in_scope
 
 if TYPE_CHECKING:
@@ -423,6 +423,8 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
             entry = _dict_entry(resolver, obj, site, span, key, depth)
             if entry is not None:
                 return entry
+        elif isinstance(obj, Config) and configfiles.writes_key(resolver, obj, key):
+            return ArgumentSource(Item(mapping, Const(key)), ctx, site, span)  # ``**cfg.loader``: the file's entry
         elif isinstance(obj, Kwargs) and obj.ctx.call is not None:
             call = resolver.project.call(obj.ctx.call)
             caller = obj.ctx.caller or Ctx(obj.ctx.call.module, call.scope)

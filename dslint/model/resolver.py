@@ -553,6 +553,10 @@ class Resolver:
                 item = self.keyword_at(obj.site, obj.ctx, key)
                 if item is not None:
                     parts.append(item)
+            elif isinstance(obj, Config):  # ``**cfg.loader``: the file's entry, or none given
+                item = configfiles.splatted(self, found, key)
+                if item is not None:
+                    parts.append(item)
             else:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else None
