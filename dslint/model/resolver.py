@@ -152,7 +152,9 @@ def _encloses(blocks, outer: int, inner: int) -> bool:
 ATTRIBUTE_BAGS = frozenset({
     "types.SimpleNamespace", "argparse.Namespace", "easydict.EasyDict", "addict.Dict", "addict.addict.Dict",
     "yacs.config.CfgNode", "ml_collections.ConfigDict", "ml_collections.config_dict.ConfigDict",
+    "omegaconf.OmegaConf.create", "omegaconf.DictConfig", "omegaconf.dictconfig.DictConfig",
 })
+DICT_METHODS = frozenset(dir(dict))
 BAG_COPIES = frozenset({"clone", "copy", "deepcopy"})
 IN_PROGRESS = object()  # a memo entry being computed (a cycle answers unknown)
 ALL_VARARGS = "*"  # ``vararg_at``'s index for every positional a ``*args`` collects
@@ -1160,6 +1162,10 @@ class Resolver:
             return self.hparam(obj, name)
         if kind is Config:
             return configfiles.member(self, found, name)
+        if kind is Container and obj.kind == "dict" and name not in DICT_METHODS:
+            # a section of a config bag read by attribute (``cfg.data.workers`` of
+            # ``OmegaConf.create({"data": {...}})`` or an ``EasyDict``): its entry, or what is set there later
+            return self.overridden(obj, name, lambda: self.dict_item(obj, name) or UNKNOWN_RESULT)
         if kind is Top:
             return self.loader_attribute(name)
         if kind is Lit and name == "type" and type(obj.value) is str:
@@ -1701,6 +1707,8 @@ def same_object(found, obj) -> bool:
         return found.cls == obj.cls and found.site == obj.site
     if isinstance(obj, Namespace) and isinstance(found, Namespace):
         return found.parser.site == obj.parser.site
+    if isinstance(obj, Container) and isinstance(found, Container):  # one display, whichever call reached it
+        return found.value is obj.value and found.ctx.module == obj.ctx.module and found.ctx.scope == obj.ctx.scope
     return found == obj
 
 
