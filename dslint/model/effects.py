@@ -598,7 +598,9 @@ def _started(model: "Model", kind, main_calls) -> Optional[Tuple[str, Optional[S
 
 def _thread_target(model: "Model", obj: Inst) -> Optional[str]:
     """The name of a thread's target (its ``run`` for a subclass) when that function loops
-    (``while``): a thread that keeps running. None when it may end by itself."""
+    (``while``), or goes through the object's own data (``for item in self.samples:``, also
+    through ``enumerate``/``zip``: a cache-warming pass as long as the dataset): a thread still
+    running when the workers are forked. None when it may end by itself."""
     funcs = []
     if isinstance(obj.cls, Cls):
         run = model.resolver.method(obj.cls, "run")
@@ -609,9 +611,28 @@ def _thread_target(model: "Model", obj: Inst) -> Optional[str]:
                  if isinstance(f.obj, Func) or isinstance(getattr(f.obj, "func", None), Func)]
     for func in funcs:
         summary = model.project.summary(func.module)
-        if summary is not None and any(loop.kind == "while" and loop.scope == func.qualname for loop in summary.loops):
+        function = model.function_summary(func)
+        if summary is None or function is None:
+            continue
+        receiver = function.params[0].name if function.scope_kind == "class" and function.params else None
+        if any(loop.scope == func.qualname and (loop.kind == "while" or _over_own_data(summary, loop, receiver))
+               for loop in summary.loops):
             return func.qualname.rpartition(".")[2]
     return None
+
+
+def _over_own_data(summary, loop, receiver: Optional[str]) -> bool:
+    """A ``for`` over an attribute of the method's own object, directly or as the first argument
+    of ``enumerate``/``zip``/``tqdm`` (``for i, (path, label) in enumerate(self.samples):``)."""
+    if loop.kind != "for" or receiver is None or loop.iter is None:
+        return False
+    value = loop.iter
+    if type(value) is Call:
+        site = summary.calls[value.index]
+        if last_name(site.func) not in ("enumerate", "zip", "tqdm") or not site.args:
+            return False
+        value = site.args[0]
+    return type(value) is Attr and type(value.base) is Name and value.base.id == receiver
 
 
 def self_attribute_calls(model: "Model", cls: Cls) -> Dict[str, List[Tuple[object, str, SiteRef]]]:
