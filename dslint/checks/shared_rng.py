@@ -44,6 +44,7 @@ class _Uses(NamedTuple):
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[Tuple[str, object]] = set()
     by_object = {}
+    held: List["_Held"] = []
     for loader, workers, function in model.worker_runs():
         obj = function.self_obj
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
@@ -59,8 +60,9 @@ def check(model: Model) -> Iterator[Finding]:
         alike = [entry for entry in uses.alike if entry[0].attr in uses.reads - reseeded]
         shared = uses.reads - reseeded - {store.attr for store, _, _ in alike}  # else reported where rebuilt
         shared = {attr for attr in shared if not _drawn_only_when_off(model, obj, attr, uses.funcs)}
-        yield from _generators(model, obj, shared, uses.function, reported, methods)
+        held.extend(_generators(model, obj, shared, uses.function, reported, methods))
         yield from _rebuilt_alike(model, obj, alike, reported)
+    yield from _one_per_generator(model, held)
     yield from _constant_worker_seeds(model, reported)
     yield from _epoch_constant_worker_seeds(model, reported)
     yield from _constant_worker_generators(model, reported)
@@ -223,7 +225,20 @@ def _reseeded_by_worker_init(model: Model, loader, obj: Inst) -> Tuple[Set[str],
     return attrs, set(init.methods)
 
 
-def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=frozenset()) -> Iterator[Finding]:
+class _Held(NamedTuple):
+    """A generator object stored on a dataset object the workers run (a finding to make):
+    where it was built (``origin``, its construction call), and whether this store is there."""
+
+    origin: Optional[object]  # SiteRef of the generator's construction
+    built_here: bool
+    module: str
+    span: object
+    message: str
+    steps: tuple
+    holder: str  # ``self.rng`` in ``Cls``
+
+
+def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=frozenset()) -> Iterator[_Held]:
     for item in model.resolver.mro(obj.cls):
         if not isinstance(item, Cls):
             continue
@@ -234,26 +249,47 @@ def _generators(model: Model, obj: Inst, attrs, function, reported, reseeding=fr
                 if method.name in WORKER_METHODS or "worker" in method.name.lower() or method.name in reseeding:
                     continue  # runs in the workers (also a method the worker_init_fn calls)
                 ctx = model.resolver.method_ctx(obj, item.module, method)
-                constructor = effects.rng_of(model.resolver.eval(store.value, ctx))
+                results = model.resolver.eval(store.value, ctx)
+                constructor = effects.rng_of(results)
                 if constructor is not None and (item.module, store.span) not in reported:
-                    made.append((method, store, constructor))
+                    made.append((method, store, constructor, _origin(results)))
             if not made:
                 continue
             # one finding per attribute: at the generator ``__init__`` makes (what every worker
             # copies), the other methods that rebuild it (a ``reseed`` nobody calls) as related
-            method, store, constructor = next((entry for entry in made if entry[0].name == "__init__"), made[0])
-            reported.update((item.module, other.span) for _, other, _ in made)
+            method, store, constructor, origin = next((entry for entry in made if entry[0].name == "__init__"), made[0])
+            reported.update((item.module, other.span) for _, other, _, _ in made)
             others = tuple(Step(item.module, other.span, f"also built in `{where.name}`")
-                           for where, other, _ in made if other is not store)
+                           for where, other, _, _ in made if other is not store)
             klass = model.project.klass(item.module, item.qualname)
             short = constructor.replace("numpy.", "np.")
-            yield finding(
-                model, CODE, item.module, store.span,
-                f"`{short}(...)` stored as `self.{attr}` in `{klass.name}.{method.name}` is copied into every "
-                f"DataLoader worker, so all workers draw the same numbers: reseed it per worker in a "
-                f"`worker_init_fn` from `torch.utils.data.get_worker_info().seed`",
-                others + tuple(function.trail),
-            )
+            built_here = origin is not None and origin.module == item.module and \
+                model.project.call(origin).scope == method.qualname
+            yield _Held(origin, built_here, item.module, store.span,
+                        f"`{short}(...)` stored as `self.{attr}` in `{klass.name}.{method.name}` is copied into every "
+                        f"DataLoader worker, so all workers draw the same numbers: reseed it per worker in a "
+                        f"`worker_init_fn` from `torch.utils.data.get_worker_info().seed`",
+                        others + tuple(function.trail), f"`self.{attr}` of `{klass.name}`")
+
+
+def _origin(results):
+    """The construction call of the generator object among ``results``."""
+    return next((found.obj.site for found in results if isinstance(found.obj, Inst) and found.obj.site is not None
+                 and effects.rng_of((found,)) is not None), None)
+
+
+def _one_per_generator(model: Model, held: List[_Held]) -> Iterator[Finding]:
+    """One finding per generator object: one ``RandomState`` handed to the dataset's transforms
+    and kept by each is one cause, reported where it is built and stored (else at the first
+    holder), the other holders related."""
+    groups: dict = {}
+    for entry in held:
+        groups.setdefault(entry.origin if entry.origin is not None else id(entry), []).append(entry)
+    for group in groups.values():
+        main = next((entry for entry in group if entry.built_here), group[0])
+        also = tuple(Step(entry.module, entry.span, f"the same generator, held as {entry.holder}")
+                     for entry in group if entry is not main)
+        yield finding(model, CODE, main.module, main.span, main.message, also + main.steps)
 
 
 def _module_generators(model: Model, reported) -> Iterator[Finding]:
