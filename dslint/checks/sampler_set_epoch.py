@@ -21,6 +21,7 @@ from typing import Iterator, Optional, Set, Tuple
 from ..analysis.values import Attr, last_name
 from ..diagnostics import Finding
 from ..model import loaders
+from ..model.libraries import BATCH_SAMPLERS
 from ..model.externals import truthiness
 from ..model.objects import Bound, Cls, Container, Ctx, Ext, Func, Inst, Lit, Step, Top
 from ..model.project import sites_in_scope
@@ -29,7 +30,6 @@ from .base import finding
 
 CODE = "DSL403"
 DISTRIBUTED_SAMPLERS = ("torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler")
-BATCH_SAMPLERS = ("torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler")
 
 
 def _shuffling_sampler(model: Model, loader) -> Optional[Tuple[Inst, str]]:

@@ -357,6 +357,7 @@ def matches(qualname: str, names: Iterable[str]) -> bool:
 
 
 RANDOM_SPLIT = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
+BATCH_SAMPLERS = frozenset({"torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler"})
 SUBSETS = frozenset({"torch.utils.data.Subset", "torch.utils.data.dataset.Subset"})
 
 
@@ -448,6 +449,9 @@ class Libraries:
         if name == "dataset" and inst.cls.qualname in SUBSETS and inst.site is not None:
             # ``part.dataset`` of ``Subset(full, idx)`` / a ``random_split(full, ...)`` part: ``full``
             return resolver.keyword_at(inst.site, inst.ctx, "dataset", 0) or UNKNOWN_RESULT
+        if name == "sampler" and inst.cls.qualname in BATCH_SAMPLERS and inst.site is not None:
+            # ``loader.batch_sampler.sampler`` of ``BatchSampler(sampler, ...)``: the sampler it wraps
+            return resolver.keyword_at(inst.site, inst.ctx, "sampler", 0) or UNKNOWN_RESULT
         # a method or attribute of an outside object: ``cap.read`` on a ``cv2.VideoCapture``
         return (Found(Ext(f"{inst.cls.qualname}().{name}")),)
 
