@@ -36,8 +36,12 @@ def check(model: Model) -> Iterator[Finding]:
             entry = objects.setdefault(obj, (loader, workers, function, set()))
             entry[3].add(function.func)
     reported: Set[Tuple[str, object]] = set()
-    for obj, (loader, workers, function, worker_funcs) in objects.items():
-        yield from _mutations(model, obj, loader, workers, function, worker_funcs, reported)
+    held: Set[Tuple[object, object]] = set()  # objects whose holder's finding already names their change
+    found = [(obj, list(_mutations(model, obj, loader, workers, function, worker_funcs, reported, held)))
+             for obj, (loader, workers, function, worker_funcs) in objects.items()]
+    for obj, findings in found:
+        if (obj.cls, obj.site) not in held:
+            yield from findings
     yield from _global_mutations(model, reported)
 
 
@@ -107,11 +111,13 @@ def _global_reader(model: Model, module: str, name: str):
     return None
 
 
-def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs: Set[Func], reported):
+def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs: Set[Func], reported, held):
     """The counts and collections worker code changes that the main process reads, or (for a
     count) that the workers read back, unless the object tells its workers apart
     (``get_worker_info()``: a count of its own share is per-worker by design). What the main
-    process reads is its own copy whether or not the workers tell themselves apart."""
+    process reads is its own copy whether or not the workers tell themselves apart. A project
+    object held in a reported attribute (``self.stats.update(x)`` of ``self.stats =
+    RunningStats()``) goes into ``held``: its own counts are the same cause."""
     tells_workers_apart = any(effects.consults_worker_info(model, f) for f in worker_funcs)
     found: Dict[str, List[effects.Mutation]] = {}
     where: Dict[str, Func] = {}
@@ -141,6 +147,8 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
         if key in reported:
             continue
         reported.add(key)
+        held.update((f.obj.cls, f.obj.site) for f in _main_values(model, obj, attr, worker_funcs)
+                    if isinstance(f.obj, Inst) and isinstance(f.obj.cls, Cls))
         name = model.function_summary(where[attr]).qualname.replace(".<locals>", "")
         what = {"count": "counts", "extreme": "keeps a running extreme in"}.get(mutation.kind, "fills")
         if reader:
