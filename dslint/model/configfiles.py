@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 from ..analysis.summary import Span
 from ..analysis.values import Call
 from . import yamlconfig
-from .objects import Config, Found, Lit, Results, SiteRef, Step, Top, one
+from .objects import Config, Ext, Found, Lit, Results, SiteRef, Step, Top, one
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -87,8 +87,16 @@ def writes_key(resolver: "Resolver", config: Config, key: str) -> Optional[bool]
     return key in mapping.value
 
 
+COMMAND_LINE = "sys.argv"
+
+
 def loaded(resolver: "Resolver", module: str, paths: Results) -> Results:
-    """The file a call loads, given what its path argument evaluates to."""
+    """The file a call loads, given what its path argument evaluates to. A path the command
+    line may give beside a written default (``sys.argv[1] if len(sys.argv) > 1 else
+    "conf/small.yaml"``) is the default, as an ``argparse`` default is: the file the program
+    reads unless told otherwise."""
+    if any(type(f.obj) is Lit for f in paths):
+        paths = tuple(f for f in paths if not (type(f.obj) is Ext and f.obj.qualname == COMMAND_LINE))
     parts = []
     for found in paths:
         if type(found.obj) is not Lit or not isinstance(found.obj.value, str) or not found.obj.value:

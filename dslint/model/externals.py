@@ -77,7 +77,9 @@ def computes_value(qualname: str) -> bool:
 
 
 IDENTITY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.sorted",
-                            "builtins.reversed", "typing.cast"})
+                            "builtins.reversed", "typing.cast",
+                            # a config as plain containers: the same keys and values
+                            "omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.to_object"})
 ARITHMETIC = {
     "+": _op.add, "-": _op.sub, "*": _op.mul, "//": _op.floordiv, "%": _op.mod, "/": _op.truediv,
     "**": _op.pow, "|": _op.or_, "&": _op.and_, "^": _op.xor, "<<": _op.lshift, ">>": _op.rshift,
