@@ -21,7 +21,7 @@ from typing import Iterator, Optional, Set, Tuple
 from ..analysis.values import Attr, last_name
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.libraries import BATCH_SAMPLERS
+from ..model.libraries import BATCH_SAMPLERS, DISTRIBUTED_SAMPLER, installs_sampler
 from ..model.externals import truthiness
 from ..model.objects import Bound, Cls, Container, Ctx, Ext, Func, Inst, Lit, Step, Top
 from ..model.project import sites_in_scope
@@ -39,6 +39,8 @@ def _shuffling_sampler(model: Model, loader) -> Optional[Tuple[Inst, str]]:
             continue
         if not any(isinstance(i, Ext) and i.qualname in DISTRIBUTED_SAMPLERS for i in model.resolver.mro(obj.cls)):
             continue
+        if _installed(model, obj, loader):
+            return obj, route  # the library's own ``DistributedSampler(dataset)``: it shuffles
         shuffle = model.resolver.keyword_at(obj.site, obj.ctx, "shuffle", 3 if isinstance(obj.cls, Ext) else None)
         if shuffle is None or truthiness(shuffle) == "true":
             return obj, route
@@ -63,6 +65,16 @@ def _given_samplers(model: Model, loader) -> Iterator[Tuple[object, str]]:
                     yield inner.obj, ""
             else:
                 yield obj, name
+    spec = model.spec(loader)
+    base = loaders.base_loader(loader)
+    if spec is not None and base is not None and installs_sampler(model.resolver, base, spec):
+        yield Inst(Ext(DISTRIBUTED_SAMPLER), base.site, base.ctx), "sampler"
+
+
+def _installed(model: Model, sampler: Inst, loader) -> bool:
+    """The sampler is the one the loader's library builds inside (made at the loader's own call)."""
+    base = loaders.base_loader(loader)
+    return base is not None and sampler.site == base.site
 
 
 def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
@@ -198,10 +210,11 @@ def _sampler_ref(model: Model, sampler: Inst, route: str, loader, epoch) -> Opti
     bindings = summary.functions[scope].bindings if scope in summary.functions else summary.bindings
     base = loaders.base_loader(loader)
     loader_name = None
+    installed = _installed(model, sampler, loader)  # no name holds it: only the loader's ``.sampler`` reaches it
     for name in sorted(bindings):
         for found in model.resolver.name(name, Ctx(epoch.module, scope), FAR):
             obj = loaders.base_loader(found.obj) if not isinstance(found.obj, Top) else None
-            if obj is not None and obj.site == sampler.site:
+            if obj is not None and obj.site == sampler.site and not installed:
                 return name
             if obj is not None and obj.site == base.site and loader_name is None:
                 loader_name = name
@@ -231,7 +244,8 @@ def check(model: Model) -> Iterator[Finding]:
         sampler_step = Step(sampler.site.module, sampler_site.span, "the shuffling DistributedSampler")
         steps = (sampler_step, loaders.construction_step(model.resolver, loader),
                  Step(iteration.module, iteration.span, "iterated here")) + epoch.trail
-        wrapped = "" if route == "sampler" else (
+        wrapped = " (the one the library's loader factory puts in, the loader's `.sampler`)" \
+            if _installed(model, sampler, loader) else "" if route == "sampler" else (
             " (inside the project batch sampler given as `batch_sampler=`: the loader's `.sampler` is its own "
             "`SequentialSampler`)" if not route else
             f" (given through `batch_sampler=`, it is the loader's `.{route}`: its `.sampler` is the loader's own "

@@ -48,6 +48,7 @@ PLAIN_ATTRIBUTES = frozenset({"num_workers", "pin_memory", "persistent_workers",
 # torch 2.x DataLoader.__init__: ``batch_sampler=`` forbids ``sampler=`` and ``shuffle``, so
 # ``loader.sampler`` is the ``SequentialSampler(dataset)`` the loader makes itself
 SEQUENTIAL_SAMPLER = "torch.utils.data.SequentialSampler"
+DISTRIBUTED_SAMPLER = "torch.utils.data.distributed.DistributedSampler"
 DATALOADER_POSITIONAL = (
     "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn", "pin_memory",
     "drop_last", "timeout", "worker_init_fn", "multiprocessing_context", "generator",
@@ -90,6 +91,9 @@ class LoaderSpec:
     raises: Mapping[str, str] = field(default_factory=dict)  # argument → the library's own error for it
     kept_by_dataset: Tuple[str, ...] = ()  # arguments the library stores in the dataset it builds (pickled with it)
     unknown_defaults: Tuple[str, ...] = ()  # arguments that, when not given, come from a run-time config
+    # arguments that, all given true, make the library put a shuffling DistributedSampler in the
+    # loader it builds (``loader.sampler``: its epoch is the caller's to set)
+    distributed_sampler: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -179,11 +183,13 @@ LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
                 "torch_geometric.loader.LinkLoader"), "torch_geometric", positional=PYG_GRAPH_LOADER,
                ignores_collate=True),
     # timm 1.0 data/loader.py: num_workers=1, pin_memory=False, persistent_workers=persistent_workers and
-    # num_workers > 0; with use_prefetcher (default) PrefetchLoader copies batches with non_blocking=True
-    LoaderSpec(("timm.data.create_loader",), "timm", kind="factory",
-               positional=("dataset", "input_size", "batch_size"),
+    # num_workers > 0; with use_prefetcher (default) PrefetchLoader copies batches with non_blocking=True;
+    # distributed=True with is_training=True puts DistributedSampler(dataset) (or a RepeatAugSampler) in
+    LoaderSpec(("timm.data.create_loader", "timm.data.loader.create_loader"), "timm", kind="factory",
+               positional=("dataset", "input_size", "batch_size", "is_training"),
                defaults={"num_workers": 1, "pin_memory": False}, moves_batches="non_blocking",
-               moves_unless="use_prefetcher", persistent_auto=True),
+               moves_unless="use_prefetcher", persistent_auto=True,
+               distributed_sampler=("distributed", "is_training")),
     # detectron2 data/build.py: build_detection_{train,test}_loader(cfg, mapper) or (dataset, *, mapper, ...,
     # num_workers) wraps the dataset in MapDataset(dataset, mapper): the mapper is pickled with the dataset;
     # with a cfg the worker count is cfg.DATALOADER.NUM_WORKERS, known at run time only
@@ -445,6 +451,9 @@ class Libraries:
             if name == "sampler" and spec.library == "torch" \
                     and _given(loader_argument(resolver, inst, "batch_sampler")):
                 return (Found(Inst(Ext(SEQUENTIAL_SAMPLER))),)
+            if name == "sampler" and installs_sampler(resolver, inst, spec):
+                # the library's own sampler (timm's ``distributed=True``)
+                return (Found(Inst(Ext(DISTRIBUTED_SAMPLER), inst.site, inst.ctx)),)
             return loader_argument(resolver, inst, name) or UNKNOWN_RESULT
         if name == "dataset" and inst.cls.qualname in SUBSETS and inst.site is not None:
             # ``part.dataset`` of ``Subset(full, idx)`` / a ``random_split(full, ...)`` part: ``full``
@@ -610,3 +619,19 @@ def _managed(obj, wrapper: Wrapper, moves: str):
 
 __all__ = ["Libraries", "LoaderSpec", "DatasetSpec", "Wrapper", "Hooks", "TrainerSpec", "Reseeding", "matches",
            "Lit", "Iterated"]
+
+
+def installs_sampler(resolver: "Resolver", inst: Inst, spec: LoaderSpec) -> bool:
+    """Whether the library puts a shuffling ``DistributedSampler`` in the loader ``inst`` builds:
+    every argument of ``spec.distributed_sampler`` given, and true on some run (a command-line
+    flag's false default still turns on in the runs that set it)."""
+    from .externals import overridable, truthiness
+    from .loaders import loader_argument
+
+    if not spec.distributed_sampler or inst.site is None:
+        return False
+    for name in spec.distributed_sampler:
+        given = loader_argument(resolver, inst, name)
+        if given is None or (truthiness(given) == "false" and not overridable(given)):
+            return False
+    return True
