@@ -23,7 +23,7 @@ from .conftest import FIXTURES, lint_json, run_cli
 LIBRARIES = FIXTURES / "libraries"
 REPOS = sorted(p.parent for p in LIBRARIES.glob("*/EXPECTED"))
 MARKER = re.compile(r"#\s*(DSL\d{3})\b")
-NAMES = ("torchdata", "webdataset", "monai", "torch_geometric", "timm", "transformers", "accelerate", "lightning",
+NAMES = ("torchdata", "webdataset", "monai", "torch_geometric", "timm", "dgl", "transformers", "accelerate", "lightning",
          "pytorch_lightning", "ignite", "vendorlib", "_native_loader", "mmengine", "mmdet", "detectron2")
 
 
@@ -50,7 +50,7 @@ def markers(repo):
 
 def test_every_library_of_the_issue_has_a_repo():
     names = {repo.name for repo in REPOS}
-    assert names == {f"{n}_project" for n in ("torchdata", "webdataset", "monai", "pyg", "timm", "transformers",
+    assert names == {f"{n}_project" for n in ("torchdata", "webdataset", "monai", "pyg", "dgl", "timm", "transformers",
                                               "accelerate", "lightning", "ignite", "own_loaders",
                                               "configured", "mmengine", "detectron2")}
 
@@ -136,6 +136,19 @@ CONTRASTS = {
         ("loaders.py", "is_training=True, pin_memory=True)",
          "is_training=True, pin_memory=True, use_prefetcher=False)")],
         ["train.py:9 DSL301"]),
+    "timm: not distributed, no sampler put in": ("timm_project", [
+        ("distributed.py", "is_training=True,\n                          distributed=args.distributed)\n    evaluation",
+         "is_training=True)\n    evaluation")],
+        ["-distributed.py:16 DSL403"]),
+    "dgl: the epoch no longer set": ("dgl_project", [
+        ("train.py", "        loader.set_epoch(epoch)\n", "")],
+        ["train.py:38 DSL403"]),
+    "dgl: torch's DataLoader puts no sampler in": ("dgl_project", [
+        ("train.py", "    loader = GraphDataLoader(dataset, collate, use_ddp=True, batch_size=32, shuffle=True)\n"
+                     "    for epoch in range(epochs):  # DSL403",
+         "    loader = torch.utils.data.DataLoader(dataset, collate_fn=collate, batch_size=32, shuffle=True)\n"
+         "    for epoch in range(epochs):  # DSL403")],
+        ["-train.py:29 DSL403"]),
     "webdataset: splitter turned off": ("webdataset_project", [
         ("data.py", "shardshuffle=100)", "shardshuffle=100, workersplitter=False)")],
         ["data.py:7 DSL401"]),

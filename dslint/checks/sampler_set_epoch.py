@@ -244,7 +244,7 @@ def check(model: Model) -> Iterator[Finding]:
         sampler_step = Step(sampler.site.module, sampler_site.span, "the shuffling DistributedSampler")
         steps = (sampler_step, loaders.construction_step(model.resolver, loader),
                  Step(iteration.module, iteration.span, "iterated here")) + epoch.trail
-        wrapped = " (the one the library's loader factory puts in, the loader's `.sampler`)" \
+        wrapped = " (the one the loader's library puts in, the loader's `.sampler`)" \
             if _installed(model, sampler, loader) else "" if route == "sampler" else (
             " (inside the project batch sampler given as `batch_sampler=`: the loader's `.sampler` is its own "
             "`SequentialSampler`)" if not route else

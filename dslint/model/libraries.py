@@ -182,6 +182,11 @@ LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
                 "torch_geometric.loader.HGTLoader", "torch_geometric.loader.NodeLoader",
                 "torch_geometric.loader.LinkLoader"), "torch_geometric", positional=PYG_GRAPH_LOADER,
                ignores_collate=True),
+    # DGL 2.x dataloading/dataloader.py: GraphDataLoader(dataset, collate_fn=None, use_ddp=False, ddp_seed=0,
+    # **kwargs) is a DataLoader; a given collate_fn runs in the workers; use_ddp puts in
+    # DistributedSampler(dataset, shuffle=shuffle) as its sampler (``loader.set_epoch`` forwards to it)
+    LoaderSpec(("dgl.dataloading.GraphDataLoader", "dgl.dataloading.dataloader.GraphDataLoader"), "dgl",
+               positional=("dataset", "collate_fn", "use_ddp", "ddp_seed"), distributed_sampler=("use_ddp", "shuffle")),
     # timm 1.0 data/loader.py: num_workers=1, pin_memory=False, persistent_workers=persistent_workers and
     # num_workers > 0; with use_prefetcher (default) PrefetchLoader copies batches with non_blocking=True;
     # distributed=True with is_training=True puts DistributedSampler(dataset) (or a RepeatAugSampler) in
