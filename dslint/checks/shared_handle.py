@@ -91,7 +91,8 @@ def check(model: Model) -> Iterator[Finding]:
                 and not _built_by_workers(model, function.self_obj, in_workers):
             summary = model.function_summary(function.func)
             reads.setdefault(function.self_obj, (loader, set(), function))[1].update(summary.self_reads)
-        yield from _module_handles(model, function, reported)
+        if model.fork_started(loader):  # a spawned worker imports the module again: a handle of its own
+            yield from _module_handles(model, function, reported)
         yield from _cached_handle(model, loader, function, reported)
     for dataset, (loader, attrs, function) in reads.items():
         attrs = _through_properties(model, dataset, attrs)
@@ -451,7 +452,10 @@ def _module_handles(model: Model, function, reported) -> Iterator[Finding]:
     summary = model.function_summary(function.func)
     module_summary = model.project.summary(function.func.module)
     for name in summary.loads:
-        if name in summary.bindings or name not in module_summary.bindings:
+        if name in summary.bindings:
+            continue
+        if name not in module_summary.bindings or all(b.kind == "import" for b in module_summary.bindings[name]):
+            yield from _imported_handles(model, function, name, reported)
             continue
         for binding in module_summary.bindings[name]:
             if binding.kind != "assign" or binding.guarded:
@@ -481,6 +485,32 @@ def _module_handles(model: Model, function, reported) -> Iterator[Finding]:
                 attr=name, constructor=constructor, owner="module",
                 fixable=False,  # the fixer rewrites handles opened in ``__init__`` only
             )
+
+
+def _imported_handles(model: Model, function, name: str, reported) -> Iterator[Finding]:
+    """A handle another project module opens at module level (``X_FILE = h5py.File(...)`` in
+    ``utils.py``) that worker code reads through an import (``from utils import X_FILE``, also
+    ``from utils import *``): every process that imports that module before forking shares it."""
+    for found in model.resolver.global_name(function.func.module, name):
+        obj = found.obj
+        constructor = handle_of(model, (found,))
+        if constructor is None or not isinstance(obj, Inst) or obj.site is None \
+                or obj.site.module == function.func.module or obj.site.module not in model.project.modules:
+            continue
+        site = model.project.call(obj.site)
+        key = (obj.site.module, site.span)
+        if site.scope or site.guarded or key in reported:
+            continue  # opened in a function (a factory the worker may call itself), or only when run as a script
+        reported.add(key)
+        short = constructor.replace("builtins.", "")
+        yield finding(
+            model, CODE, obj.site.module, site.span,
+            f"`{short}(...)` opened at module level and read by worker code (`{model.function_summary(function.func).name}`"
+            f", as `{name}` imported from `{model.project.modules[obj.site.module].name or obj.site.module}`) is shared "
+            f"by every DataLoader worker: open it lazily in the worker, on first use in `__getitem__`",
+            tuple(function.trail),
+            attr=name, constructor=constructor, owner="module", fixable=False,
+        )
 
 
 def _global_opener(model: Model, module: str, summary, name: str, binding) -> Optional[Func]:
