@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from .summary import AttrStore, Binding, CallSite, ClassSummary, FunctionSummary, Loop, ModuleSummary, Param, Span
 from .values import (
     NONE,
+    SLICE,
     UNKNOWN,
     Attr,
     Call,
@@ -800,7 +801,8 @@ class Extractor:
 
     def _subscript(self, node: ast.Subscript) -> Value:
         base = self.expr(node.value)
-        return _new(Item, (base, self.expr(node.slice)))
+        key = self.expr(node.slice)
+        return _new(Item, (base, SLICE if type(node.slice) is ast.Slice else key))
 
     def _starred(self, node: ast.Starred) -> Value:
         return Starred(self.expr(node.value))

@@ -154,6 +154,7 @@ def distinct_types(*classes) -> None:
 distinct_types(*VALUE_TYPES)
 
 UNKNOWN = Unknown()
+SLICE = Unknown("slice")  # the key of ``x[a:b]``: a part of ``x`` of the same kind
 NONE = Const(None)
 
 

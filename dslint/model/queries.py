@@ -604,6 +604,9 @@ class Model:
                 if function is None or (module, scope) == built:
                     continue
                 epoch = next((p for p in function.params if p.name in EPOCH_PARAMETERS), None)
+                if epoch is not None and base is not None and base.site is not None and \
+                        (base.site.module, self.project.call(base.site).scope) == (module, scope):
+                    return by_parameter  # it builds a new loader for each epoch it is given
                 if epoch is not None:
                     by_parameter = by_parameter or Epochs(
                         module, -1, None, epoch.name, trail + (Step(module, epoch.span, "called once per epoch"),))
@@ -678,6 +681,29 @@ class Model:
                 span = self.project.call(site).span
                 if loop.span.row <= span.row <= loop.end_row:
                     return True
+        return self._called_in_loop(base, module, loop)
+
+    def _called_in_loop(self, base: Inst, module: str, loop: Loop, depth: int = 3) -> bool:
+        """Whether a call in ``loop`` runs the function that builds the loader, up to ``depth``
+        calls away (``itr = epoch_itr.next_epoch_itr()`` in the loop, whose helper builds a
+        new ``DataLoader`` each time), whichever way the loader value reached the loop."""
+        scope = self.project.call(base.site).scope
+        if not scope:
+            return False
+        frontier, seen = [Func(base.site.module, scope)], set()
+        for _ in range(depth):
+            following = []
+            for func in frontier:
+                for site, _ in self.resolver.callers(func):
+                    call = self.project.call(site)
+                    if site.module == module and call.scope == loop.scope and \
+                            loop.span.row <= call.span.row <= loop.end_row:
+                        return True
+                    caller = Func(site.module, call.scope)
+                    if call.scope and caller not in seen:
+                        seen.add(caller)
+                        following.append(caller)
+            frontier = following
         return False
 
     def calls_in_loop(self, module: str, loop: Loop, names) -> List[Tuple[SiteRef, CallSite]]:
@@ -987,6 +1013,8 @@ class Model:
         return "none", why
 
     def _sampler_split(self, results: Results, depth: int) -> Tuple[str, Trail]:
+        if not results:
+            return "unknown", ()  # nothing known of it: not a sampler known to ignore the rank
         why: Trail = ()
         for found in results:
             obj = found.obj

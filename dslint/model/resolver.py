@@ -30,6 +30,7 @@ from ..analysis.values import (
     Name,
     Op,
     Part,
+    SLICE,
     Seq,
     Starred,
     Value,
@@ -1248,6 +1249,8 @@ class Resolver:
                 if obj.kind == "dict":
                     got = self.dict_item(obj, key.value) if key is not None else None
                     parts.append(got if got is not None else self.container_values(obj))
+                elif value.key == SLICE:
+                    parts.append((found,))  # ``batches[rank::world]``: a part of the same list, not an item
                 elif key is not None and isinstance(key.value, int):
                     parts.append(self.element_at(found, key.value))
                 else:
