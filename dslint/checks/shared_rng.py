@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import AttrStore
-from ..analysis.values import Attr, Call, Name, Op
+from ..analysis.values import NONE, Attr, Call, Name, Op
 from ..diagnostics import Finding
 from ..model import effects, loaders
 from ..model.externals import truthiness
@@ -104,11 +104,16 @@ def _uses_of(model: Model, func: Func, attr: str) -> list:
 
 def _off(model: Model, obj: Inst, func: Func, site, funcs: Set[Func], depth: int) -> bool:
     """Whether the call ``site`` of ``func`` never runs for ``obj``: a flag of the object
-    guarding it is false, or ``func`` is a helper only such sites call (``depth`` levels)."""
-    flag = _guard(model, func, site)
-    if flag is not None:
+    guarding it is false (or None, for ``if self.augment is not None:``), or ``func`` is a
+    helper only such sites call (``depth`` levels)."""
+    guard = _guard(model, func, site)
+    if guard is not None:
+        flag, none_test = guard
         ctx = Ctx(func.module, func.qualname, None, None, obj)
-        return truthiness(model.resolver.attribute(Found(obj), flag, ctx)) == "false"
+        values = model.resolver.attribute(Found(obj), flag, ctx)
+        if none_test:
+            return bool(values) and all(type(f.obj) is Lit and f.obj.value is None for f in values)
+        return truthiness(values) == "false"
     function = model.function_summary(func)
     if depth <= 0 or function.name in WORKER_METHODS or not model.resolver.all_callers_known(func):
         return False
@@ -120,17 +125,24 @@ def _off(model: Model, obj: Inst, func: Func, site, funcs: Set[Func], depth: int
         for ref, _ in callers)
 
 
-def _guard(model: Model, func: Func, site) -> Optional[str]:
-    """The attribute of ``self`` whose truth a call depends on: the first operand of an ``and``
-    test on the call's own line, or the test of an ``if`` whose body holds it."""
+def _guard(model: Model, func: Func, site) -> Optional[Tuple[str, bool]]:
+    """The attribute of ``self`` whose truth (or, with True, whose not being None: ``if
+    self.augment is not None:``) a call depends on: the first operand of an ``and`` test on the
+    call's own line, or the test of an ``if`` whose body holds it."""
     function = model.function_summary(func)
     me = function.params[0].name if function.params else None
 
-    def flag(test) -> Optional[str]:
+    def mine(value) -> bool:
+        return type(value) is Attr and type(value.base) is Name and value.base.id == me
+
+    def flag(test) -> Optional[Tuple[str, bool]]:
         if type(test) is Op and test.op == "and" and test.args:
             test = test.args[0]
-        if type(test) is Attr and type(test.base) is Name and test.base.id == me:
-            return test.name
+        if mine(test):
+            return test.name, False
+        if type(test) is Op and test.op == "is-not" and len(test.args) == 2 and mine(test.args[0]) \
+                and test.args[1] == NONE:
+            return test.args[0].name, True
         return None
 
     row = site.span.row
