@@ -1071,10 +1071,11 @@ class Model:
             if any(isinstance(i, Ext) and not i.qualname.startswith(RANK_BLIND_DATASET_PACKAGES)
                    for i in self.resolver.mro(obj.cls)):
                 return "unknown", ()
-            return "none", (step,)
-        if not obj.cls.qualname.startswith(RANK_BLIND_DATASET_PACKAGES):
+        elif not obj.cls.qualname.startswith(RANK_BLIND_DATASET_PACKAGES):
             return "unknown", ()
-        for inner in self.constructor_arguments(obj):  # Subset(dataset, ...), ConcatDataset([...])
+        # the datasets it wraps: Subset(dataset, ...), ConcatDataset([...]), a project stream over
+        # another (``PackedBlocks(JsonlDocuments(files))``, the inner one split by rank)
+        for inner in self.constructor_arguments(obj):
             parts = self.resolver.container_values(inner.obj) if isinstance(inner.obj, Container) else (inner,)
             for part in parts:
                 if isinstance(part.obj, Inst) and self._is_dataset_object(part.obj):
