@@ -285,3 +285,24 @@ def test_no_library_is_imported_at_lint_time():
     assert result.returncode == 0, result.stderr
     assert "ATTEMPTS []" in result.stderr, result.stderr
     assert json.loads(result.stdout)  # it did lint the repos
+
+
+def test_configs_read_by_the_projects_own_builder(tmp_path):
+    """OpenMMLab-style configs of a project that builds its loaders from them itself (its own
+    ``build_dataloader``) are not given mmengine's semantics; once the project builds mmengine's
+    ``Runner``, or has no builder of its own, the inherited persistence is reported again."""
+    source = FIXTURES / "lookalikes" / "own_runner"
+    assert rows(findings(source)) == []
+    expected = ["configs/debug.py:5 DSL201", "configs/debug.py:5 DSL202"]
+    renamed = tmp_path / "renamed"
+    shutil.copytree(source, renamed)
+    data = renamed / "engine" / "data.py"
+    data.write_text(data.read_text(encoding="utf-8").replace("def build_dataloader(", "def make_loader("),
+                    encoding="utf-8")
+    assert rows(findings(renamed)) == expected
+    with_runner = tmp_path / "with_runner"
+    shutil.copytree(source, with_runner)
+    (with_runner / "train.py").write_text(
+        "from mmengine.runner import Runner\n\n\nif __name__ == '__main__':\n"
+        "    Runner.from_cfg(dict(work_dir='out')).train()\n", encoding="utf-8")
+    assert rows(findings(with_runner)) == expected

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
-from ..analysis.values import FAR, Call, Const, Name
+from ..analysis.values import FAR, Attr, Call, Const, Name
 from .objects import Container, Ctx, Ext, Inst, Lit, SiteRef
 
 if TYPE_CHECKING:
@@ -59,9 +59,10 @@ def config_loaders(resolver: "Resolver") -> List[Inst]:
     """The loaders configured by the project: ``<name> = dict(...)`` at module level of a
     config file, and ``dict(...)`` given to ``Runner(<name>=...)`` in code."""
     out: List[Inst] = []
+    own = _own_builder(resolver) and not _mmengine_runner_used(resolver)
     for info in resolver.project.eager_modules():
-        if not is_config(info):
-            continue
+        if own or not is_config(info):
+            continue  # a project building its loaders from these dicts itself: not mmengine's semantics
         for name in LOADER_NAMES:
             site = _dict_site(resolver, info.key, name)
             if site is not None:
@@ -104,6 +105,37 @@ def _dict_site(resolver: "Resolver", module: str, name: str) -> Optional[SiteRef
                for f in resolver.eval(site.func, Ctx(module))):
         return None  # ``dict`` rebound
     return SiteRef(module, index)
+
+
+BUILDER_NAMES = ("build_dataloader", "build_data_loader")
+
+
+def _own_builder(resolver: "Resolver") -> bool:
+    """The project defines its own ``build_dataloader`` that builds a ``DataLoader`` from a
+    mapping (``DataLoader(dataset, ..., **dataloader_cfg)``): its config files are read by its
+    own code, which may change any key (a debug config's ``num_workers=0`` with the
+    persistence turned off there), not by mmengine's ``Runner``."""
+    for info in resolver.project.eager_modules():
+        for qualname, function in info.summary.functions.items():
+            if function.name not in BUILDER_NAMES:
+                continue
+            for ref in resolver.project.calls_named("DataLoader"):
+                site = resolver.project.call(ref)
+                if ref.module == info.key and site.scope == qualname and any(k is None for k, _ in site.keywords):
+                    return True
+    return False
+
+
+def _mmengine_runner_used(resolver: "Resolver") -> bool:
+    """Whether the project builds mmengine's ``Runner`` (``Runner(...)``, ``Runner.from_cfg(cfg)``)."""
+    for name in ("Runner", "from_cfg"):
+        for ref in resolver.project.calls_named(name):
+            site = resolver.project.call(ref)
+            func = site.func.base if name == "from_cfg" and type(site.func) is Attr else site.func
+            if any(isinstance(f.obj, Ext) and f.obj.qualname in RUNNERS
+                   for f in resolver.eval(func, Ctx(ref.module, site.scope))):
+                return True
+    return False
 
 
 def _runner_loaders(resolver: "Resolver") -> List[Inst]:
