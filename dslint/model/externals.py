@@ -119,7 +119,7 @@ def truth(obj) -> Optional[bool]:
 
 
 OVERRIDABLE_NOTES = ("the argparse default", "argparse default", "default of environment variable",
-                     "config file value")
+                     "config file value", "replaced on some runs")
 
 
 def overridable(results: Results) -> bool:

@@ -844,17 +844,20 @@ class Resolver:
         """``own()`` (what the object says ``name`` is), replaced by what the code that built it
         unconditionally sets there afterwards (``cfg = Cfg(); cfg.workers = 8``), or joined
         with what is set elsewhere or under a condition."""
-        always, sometimes, fills = self._outside_stores(obj, name)
+        always, sometimes, fills, unknown = self._outside_stores(obj, name)
         if always:
-            return join(always + sometimes)
+            return extend(join(always + sometimes), unknown)
+        kept = own()
+        if unknown is not None:  # a branch sets what the model cannot see: the value holds, deciding nothing
+            kept = extend(kept, unknown)
         if sometimes:
-            return join([without_unset(own()) if fills else own()] + sometimes)
-        return own()
+            return join([without_unset(kept) if fills else kept] + sometimes)
+        return kept
 
     def set_after(self, obj, name: str) -> Results:
         """What code outside ``obj``'s class sets as ``obj.name`` after building it
         (``full.transform = Compose([...])`` on a torchvision dataset)."""
-        always, sometimes, _ = self._outside_stores(obj, name)
+        always, sometimes, _, _ = self._outside_stores(obj, name)
         return join(always + sometimes) if always or sometimes else ()
 
     def _outside_stores(self, obj, name: str):
@@ -862,7 +865,7 @@ class Resolver:
         found = self._overrides.get(key)
         if found is not None:
             return found
-        self._overrides[key] = ([], [], False)  # recursion guard
+        self._overrides[key] = ([], [], False, None)  # recursion guard
         if self._stores_outside is None:
             self._stores_outside = {}
             for info in self.project.eager_modules():
@@ -870,7 +873,8 @@ class Resolver:
                     if self._sets_from_outside(info.key, store):
                         self._stores_outside.setdefault(store.attr, []).append((info.key, store))
             self._stores_outside = {attr: tuple(stores) for attr, stores in self._stores_outside.items()}
-        always, defaults, sometimes, fills = [], [], [], False
+        always, defaults, sometimes, fills, unknown = [], [], [], False, None
+        last = None  # where the unconditional store in effect is made
         for module, store in self._stores_outside.get(name, ()) + self._home_stores(obj, name):
             ctx = self.context(module, store.scope)
             if not any(same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
@@ -882,14 +886,20 @@ class Resolver:
                 defaults = [value]  # a module's own config object filled where it is built: its default
             elif unconditional and (self._local_root(module, store) or self._global_root(module, store)):
                 always = [value]  # set unconditionally by the code holding the object: the last one wins
+                last = (module, store.scope, store.span.row)
             else:
                 known = tuple(f for f in value if not isinstance(f.obj, Top))
                 if known:  # a value set only sometimes adds what is known of it; the default still holds
                     sometimes.append(known)
                     fills = fills or store.fills  # a body of ``if x.attr == 0:`` replaces the unset default
+                if len(known) < len(value):
+                    unknown = Step(module, store.span, f"replaced on some runs (`.{name}` set here)")
+                    unknown_at = (module, store.scope, store.span.row)
+        if unknown is not None and last is not None and unknown_at[:2] == last[:2] and unknown_at[2] < last[2]:
+            unknown = None  # set before the unconditional store that replaces it
         always = always or defaults  # what a function sets on the object replaces the module's default
-        self._overrides[key] = (always, sometimes, fills)
-        return always, sometimes, fills
+        self._overrides[key] = (always, sometimes, fills, unknown)
+        return always, sometimes, fills, unknown
 
     def _global_root(self, module: str, store) -> bool:
         """The store's target starts from a module-level object its function does not bind
