@@ -473,18 +473,28 @@ def _module_handles(model: Model, function, reported) -> Iterator[Finding]:
             short = constructor.replace("builtins.", "")
             if opener is None:
                 what = f"`{short}(...)` opened at module level as `{name}`"
-                remedy = "open it lazily in the worker, on first use in `__getitem__`"
+                remedy = LAZY_OPEN
             else:
                 what = (f"`{short}(...)` kept in the module global `{name}` by `{opener.qualname}()`, which the main "
                         f"process calls first,")
                 remedy = "reopen it when the process changes (compare `os.getpid()`), or let only the workers call it"
-            yield finding(
-                model, CODE, function.func.module, binding.span,
-                f"{what} and read by worker code (`{summary.name}`) is shared by every DataLoader worker: {remedy}",
-                tuple(function.trail),
-                attr=name, constructor=constructor, owner="module",
-                fixable=False,  # the fixer rewrites handles opened in ``__init__`` only
-            )
+            yield _module_handle(model, function, function.func.module, binding.span, what, remedy, name, constructor)
+
+
+LAZY_OPEN = "open it lazily in the worker, on first use in `__getitem__`"
+
+
+def _module_handle(model: Model, function, module: str, span, what: str, remedy: str, name: str,
+                   constructor: str) -> Finding:
+    """A module-level handle worker code reads: where it is opened (``what``), how to fix it."""
+    return finding(
+        model, CODE, module, span,
+        f"{what} and read by worker code (`{model.function_summary(function.func).name}`) is shared by every "
+        f"DataLoader worker: {remedy}",
+        tuple(function.trail),
+        attr=name, constructor=constructor, owner="module",
+        fixable=False,  # the fixer rewrites handles opened in ``__init__`` only
+    )
 
 
 def _imported_handles(model: Model, function, name: str, reported) -> Iterator[Finding]:
@@ -503,14 +513,10 @@ def _imported_handles(model: Model, function, name: str, reported) -> Iterator[F
             continue  # opened in a function (a factory the worker may call itself), or only when run as a script
         reported.add(key)
         short = constructor.replace("builtins.", "")
-        yield finding(
-            model, CODE, obj.site.module, site.span,
-            f"`{short}(...)` opened at module level and read by worker code (`{model.function_summary(function.func).name}`"
-            f", as `{name}` imported from `{model.project.modules[obj.site.module].name or obj.site.module}`) is shared "
-            f"by every DataLoader worker: open it lazily in the worker, on first use in `__getitem__`",
-            tuple(function.trail),
-            attr=name, constructor=constructor, owner="module", fixable=False,
-        )
+        home = model.project.modules[obj.site.module].name or obj.site.module
+        yield _module_handle(model, function, obj.site.module, site.span,
+                             f"`{short}(...)` opened at module level as `{name}` (imported from `{home}`)", LAZY_OPEN,
+                             name, constructor)
 
 
 def _global_opener(model: Model, module: str, summary, name: str, binding) -> Optional[Func]:
