@@ -50,8 +50,18 @@ def test_the_subset_training_configs_use():
     assert document.value["data"].value["num_workers"].row == 8
 
 
+def test_a_list_of_mappings():
+    """``- name: a`` with the item's other keys below it (tasks, datasets, transforms)."""
+    text = "tasks:\n  - name: a\n    size: 64\n    extra:\n      k: 1\n  - name: b\n    size: 16\n  - plain\nworkers: 6\n"
+    assert _plain(yamlconfig.parse(text)) == {
+        "tasks": [{"name": "a", "size": 64, "extra": {"k": 1}}, {"name": "b", "size": 16}, "plain"],
+        "workers": 6,
+    }
+
+
 @pytest.mark.parametrize("text", ["a: &anchor 1\nb: *anchor\n", "a: !!python/object x\n", "a: |\n  text\n",
-                                  "a: 1\n---\nb: 2\n", "a:\n\t b: 1\n", "- a\nb: 1\n"])
+                                  "a: 1\n---\nb: 2\n", "a:\n\t b: 1\n", "- a\nb: 1\n",
+                                  "a:\n  - q\n    r: 1\n", "a:\n  - x: 1\n     y: 2\n"])
 def test_yaml_outside_the_subset_is_unknown(text):
     assert yamlconfig.parse(text) is None
 

@@ -31,7 +31,7 @@ def check(model: Model) -> Iterator[Finding]:
         workers = model.workers(loader)
         if not workers.several:
             continue
-        for found in model.value(loader, "dataset"):
+        for found in _datasets(model, loader):
             dataset = found.obj
             unsplit = loaders.unsplit_dataset(model.resolver, dataset)
             if unsplit is not None and (unsplit.module, unsplit.span) not in reported:
@@ -115,6 +115,22 @@ def _shards_read_by_all(model: Model, module: str, span, what: str, advice: str,
         f"worker reads every shard (each sample once per worker); {advice}",
         (built,) + tuple(trail),
     )
+
+
+CHAINS = frozenset({"torch.utils.data.ChainDataset", "torch.utils.data.dataset.ChainDataset"})
+
+
+def _datasets(model: Model, loader):
+    """The loader's dataset, and the streams a ``ChainDataset(streams)`` goes through one after
+    another in each worker (every worker runs each stream's ``__iter__``)."""
+    for found in model.value(loader, "dataset"):
+        yield found
+        obj = found.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in CHAINS and obj.site is not None:
+            for given in model.constructor_arguments(obj):
+                parts = model.resolver.container_values(given.obj) if isinstance(given.obj, Container) else (given,)
+                for part in parts:
+                    yield part._replace(trail=found.trail + part.trail)
 
 
 def _shards(model: Model, loader, dataset: Inst) -> bool:

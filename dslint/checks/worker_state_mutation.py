@@ -230,18 +230,31 @@ def _outside_reader(model: Model, obj: Inst, attr: str):
     inside them, what it returns or iterates. Not an ``__init__``: what builds an object around
     the dataset reads it before any worker starts."""
     in_workers = _worker_funcs(model)
-    for info in model.project.eager_modules():
-        summary = info.summary
+    for key in _reading_modules(model, obj):
+        summary = model.project.summary(key)
+        if summary is None:
+            continue
         for qualname, function in summary.functions.items():
-            if attr not in function.attr_loads or Func(info.key, qualname) in in_workers or function.name == "__init__":
+            if attr not in function.attr_loads or Func(key, qualname) in in_workers or function.name == "__init__":
                 continue
-            ctx = Ctx(info.key, qualname)
-            for values, span in _values_read(model, info.key, summary, qualname, function):
+            ctx = Ctx(key, qualname)
+            for values, span in _values_read(model, key, summary, qualname, function):
                 for value in _attribute_reads(values, attr):
                     if any(isinstance(f.obj, Inst) and f.obj.cls == obj.cls and f.obj.site == obj.site
                            for f in model.resolver.eval(value.base, ctx)):  # the same dataset, built there
-                        return function.name, info.key, span
+                        return function.name, key, span
     return None
+
+
+def _reading_modules(model: Model, obj: Inst) -> List[str]:
+    """The modules searched for main-process reads of ``obj``: those summarised up front, and
+    the ones the module building ``obj`` imports (a monitor in ``monitor.py`` that names no
+    loader, handed the streams by ``train.py``)."""
+    keys = [info.key for info in model.project.eager_modules()]
+    if obj.site is not None:
+        seen = set(keys)
+        keys.extend(key for key in model.direct_imports(obj.site.module) if key not in seen)
+    return keys
 
 
 def _values_read(model: Model, module: str, summary, qualname: str, function):

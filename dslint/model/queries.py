@@ -1705,6 +1705,17 @@ class Model:
             self._start_methods = found
         return found
 
+    def direct_imports(self, module: str) -> List[str]:
+        """The project modules ``module``'s own import statements name (one hop)."""
+        info = self.project.modules.get(module)
+        summary = self.project.summary(module) if info is not None else None
+        out: List[str] = []
+        for imported in summary.imports if summary is not None else ():
+            target, _ = self.project.split_import(info, self.project.absolute(info, imported))
+            if target is not None and target.key != module and target.key not in out:
+                out.append(target.key)
+        return out
+
     def import_closure(self, module: str) -> Set[str]:
         """Project modules executed when ``module`` is imported (its packages too)."""
         memo = self.__dict__.setdefault("_closures", {})

@@ -2,7 +2,8 @@
 ``OmegaConf.load(path)``, ``yaml.safe_load(open(path))`` or hydra's ``@hydra.main``.
 
 Only the subset training configs use is read: nested block mappings, block and flow
-sequences of scalars, flow mappings of scalars, plain and quoted scalars, comments. Anything
+sequences of scalars, block sequences of mappings (``- name: a`` with its other keys below),
+flow mappings of scalars, plain and quoted scalars, comments. Anything
 else (anchors, tags, multi-line scalars, several documents) makes the whole file unknown,
 and an interpolation (``${data.workers}``) is an unknown value: unknown never becomes a
 finding. Nothing is executed; the file is read as text, size-capped, and only inside the
@@ -161,11 +162,20 @@ def _sequence(lines, start: int, indent: int):
             break
         item = content[1:].strip()
         index += 1
+        following = index
+        while following < len(lines) and lines[following][1] > indent:
+            following += 1  # the item's own lines: a mapping that goes on below ``- name: x``
         if ":" in item and not item.startswith(("[", "{", "'", '"')):  # ``- model: resnet`` (hydra defaults)
-            key, _, value = item.partition(":")
-            out.append(Entry({key.strip(): Entry(_value(value, row) if value.strip() else None, row)}, row))
+            column = level + len(content) - len(item)  # where the item's first key starts
+            mapping, used = _mapping([(row, column, item)] + list(lines[index:following]), 0, column)
+            if used != following - index + 1:
+                raise Unsupported(item)
+            out.append(Entry(mapping, row))
+        elif following > index:
+            raise Unsupported(item)  # a scalar item with more below it
         else:
             out.append(Entry(_value(item, row) if item else None, row))
+        index = following
     return out, index
 
 
