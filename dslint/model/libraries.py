@@ -37,6 +37,7 @@ from .objects import (
     Top,
     join,
 )
+from ..analysis.values import Starred
 from . import mmconfig
 
 if TYPE_CHECKING:
@@ -502,7 +503,8 @@ class Libraries:
         if not args and last in ITERATION_WRAPPERS:
             args = tuple(v for k, v in site.keywords if k == "iterable")
         ctx = inst.ctx or Ctx(inst.site.module, site.scope)
-        return join(resolver.eval(arg, ctx) for arg in args)
+        return join(_starred_iterables(resolver, arg.value, ctx) if type(arg) is Starred else resolver.eval(arg, ctx)
+                    for arg in args)
 
     def iterate(self, resolver: "Resolver", inst: Inst) -> Optional[Results]:
         if inst.site is None:
@@ -640,3 +642,20 @@ def installs_sampler(resolver: "Resolver", inst: Inst, spec: LoaderSpec) -> bool
         if given is None or (truthiness(given) == "false" and not overridable(given)):
             return False
     return True
+
+
+def _starred_iterables(resolver: "Resolver", value, ctx: Ctx) -> Results:
+    """The iterables ``zip(*value)`` goes through: the items of ``value`` (``zip(*loaders)``), the
+    values of a dict (``zip(*task_loaders.values())``)."""
+    from ..analysis.values import Attr, Call
+
+    if type(value) is Call:
+        site = resolver.project.call(SiteRef(ctx.module, value.index))
+        if type(site.func) is Attr and site.func.name == "values" and not site.args:
+            parts = []
+            for found in resolver.eval(site.func.base, ctx):
+                obj = found.obj
+                parts.append(resolver.container_values(obj) if type(obj) is Container and obj.kind == "dict"
+                             else UNKNOWN_RESULT)
+            return join(parts)
+    return join(resolver.iterate(found) for found in resolver.eval(value, ctx))
