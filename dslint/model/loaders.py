@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
-from ..analysis.values import Attr, Call, Const, Item, Name, Starred, same_value
+from ..analysis.values import Attr, Call, Const, DictDisplay, Item, Name, Starred, same_value
 from . import configfiles, mmconfig
 from .externals import overridable, truthiness
 from .libraries import DATALOADER_POSITIONAL, TRAINERS, matches
@@ -285,6 +285,8 @@ def given_when_positive(resolver: "Resolver", loader, given: ArgumentSource) -> 
     in the part of it that runs only once the loader's worker count (the same name or
     ``self.<attr>``) has been tested nonzero: ``if self.num_workers == 0: return {}`` then
     ``return {"persistent_workers": True}`` splatted into the loader."""
+    if _only_with_workers(resolver, loader, given):
+        return True
     count = argument_source(resolver, loader, "num_workers")
     if count is None or given.ctx is None or not given.ctx.scope or count.ctx.scope == given.ctx.scope:
         return False
@@ -294,6 +296,44 @@ def given_when_positive(resolver: "Resolver", loader, given: ArgumentSource) -> 
     function = resolver.project.function(given.ctx.module, given.ctx.scope)
     return function is not None and any(tested == key and last >= function.end_row
                                         for tested, _, last in function.positive)
+
+
+def _only_with_workers(resolver: "Resolver", loader, given: ArgumentSource) -> bool:
+    """The keyword comes from a ``**`` mapping a helper hands back in two shapes (``if workers
+    <= 0: return {"num_workers": 0}`` then ``return {"num_workers": workers,
+    "persistent_workers": True}``): every shape holding a worker-only keyword holds the worker
+    count too, tested positive by the helper before it, and a shape without them is the
+    zero-worker one."""
+    for source in sources(resolver, base_loader(loader)):
+        site = resolver.project.call(source.site)
+        ctx = source.ctx or Ctx(source.site.module, site.scope)
+        for (key, value), span in zip(site.keywords, site.keyword_spans):
+            if key is not None or (source.site, span) != (given.site, given.span):
+                continue
+            shapes = [found.obj for found in resolver.eval(value, ctx)]
+            if len(shapes) < 2 or not all(type(obj) is Container and type(obj.value) is DictDisplay for obj in shapes):
+                return False
+            holding = [obj for obj in shapes if _keys_of(obj) & WORKER_ONLY]
+            return 0 < len(holding) < len(shapes) and all(_count_tested(resolver, obj) for obj in holding)
+    return False
+
+
+WORKER_ONLY = frozenset({"persistent_workers", "prefetch_factor"})
+
+
+def _keys_of(container) -> set:
+    """The literal keys of a dict display."""
+    return {k.value for k in container.value.keys if type(k) is Const and isinstance(k.value, str)}
+
+
+def _count_tested(resolver: "Resolver", container) -> bool:
+    """The display's ``num_workers`` is a name its function tests positive before handing it back."""
+    display = container.value
+    count = next((v for k, v in zip(display.keys, display.values) if k == Const("num_workers")), None)
+    key = _tested_key(count) if count is not None else None
+    scope = container.ctx.scope
+    function = resolver.project.function(container.ctx.module, scope) if scope else None
+    return key is not None and function is not None and any(tested == key for tested, _, _ in function.positive)
 
 
 def uses_threads(resolver: "Resolver", loader) -> bool:
