@@ -391,11 +391,25 @@ def worker_init(model: "Model", loader, obj) -> WorkerInit:
         for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
             functions.append(entry.func)
             function = model.function_summary(entry.func)
-            for name in sorted(function.attr_loads) if function is not None and cls is not None else ():
+            names = set(function.attr_loads) | _getattr_names(model, entry.func) if function is not None else set()
+            for name in sorted(names) if cls is not None else ():
                 method = model.resolver.method(cls, name)
                 if method is not None and name not in WORKER_METHODS:
                     methods[name] = method
     return WorkerInit(functions, methods)
+
+
+def _getattr_names(model: "Model", func: Func) -> Set[str]:
+    """Attribute names a function reads by ``getattr(x, "name", ...)`` (``reseed =
+    getattr(dataset, "reseed", None)`` then ``reseed(seed)``)."""
+    summary = model.project.summary(func.module)
+    names: Set[str] = set()
+    for index in sites_in_scope(model.project, func.module, func.qualname):
+        site = summary.calls[index]
+        if last_name(site.func) == "getattr" and len(site.args) >= 2 and type(site.args[1]) is Const \
+                and isinstance(site.args[1].value, str):
+            names.add(site.args[1].value)
+    return names
 
 
 RESEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "bit_generator"})
