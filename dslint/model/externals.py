@@ -37,6 +37,7 @@ from .objects import (
     SiteRef,
     Step,
     Top,
+    extend,
     join,
 )
 
@@ -535,8 +536,29 @@ def string_method(resolver: "Resolver", receiver: Found, name: str, ref: SiteRef
     return one(Lit(test(text, given[0].obj.value)), receiver.trail)
 
 
+COMMAND_LINE_CONFIGS = frozenset({"omegaconf.OmegaConf.from_cli", "omegaconf.OmegaConf.from_dotlist",
+                                  "omegaconf.OmegaConf.from_argv"})
+
+
+def _merged_config(resolver, qualname, ref, ctx) -> Results:
+    """``OmegaConf.merge(base, OmegaConf.from_cli())``: the base config, which the command line
+    may change on some runs (its values decide no choice, as ``argparse`` defaults); a merge
+    of anything else is unknown."""
+    site = resolver.project.call(ref)
+    if site.keywords or len(site.args) < 2 or any(type(arg) is Starred for arg in site.args):
+        return UNKNOWN_RESULT
+    for arg in site.args[1:]:
+        made = resolver.eval(arg, ctx)
+        if not made or not all(type(f.obj) is Inst and type(f.obj.cls) is Ext and f.obj.cls.qualname in
+                               COMMAND_LINE_CONFIGS for f in made):
+            return UNKNOWN_RESULT
+    step = Step(ref.module, site.span, "replaced on some runs (command-line overrides merged in)")
+    return extend(resolver.eval(site.args[0], ctx), step)
+
+
 CALLS = {
     "dataclasses.field": _dataclass_field,
+    "omegaconf.OmegaConf.merge": _merged_config,
     "builtins.int": _int,
     "builtins.round": _int,
     "math.floor": _int,

@@ -827,7 +827,22 @@ class Model:
             entry = out.setdefault((obj.cls, obj.site), (obj, set()))
             if summary is not None:
                 entry[1].update(summary.self_reads)
+        for obj, reads in out.values():
+            self._through_properties(obj.cls, reads)
         return out
+
+    def _through_properties(self, cls: Cls, reads: Set[str]) -> None:
+        """Add to ``reads`` what the properties among them read on ``self`` (``self.segment_len``
+        computed from ``self.segment_seconds``), and so on."""
+        pending = list(reads)
+        while pending:
+            method = self.resolver.method(cls, pending.pop())
+            function = self.project.function(method.module, method.qualname) if method is not None else None
+            if function is None or not self.resolver.is_property(function):
+                continue
+            for name in function.self_reads - reads:
+                reads.add(name)
+                pending.append(name)
 
     def dataset_changes(self, loader, repeat: Epochs) -> List["DatasetChange"]:
         """What the main process does once per epoch (in the loop ``repeat`` or the function
