@@ -636,16 +636,24 @@ def _thread_target(model: "Model", obj: Inst) -> Optional[str]:
 
 
 def _over_own_data(summary, loop, receiver: Optional[str]) -> bool:
-    """A ``for`` over an attribute of the method's own object, directly or as the first argument
-    of ``enumerate``/``zip``/``tqdm`` (``for i, (path, label) in enumerate(self.samples):``)."""
+    """A ``for`` over an attribute of the method's own object, directly, as the first argument of
+    ``enumerate``/``zip``/``tqdm`` (``for i, (path, label) in enumerate(self.samples):``), or over
+    its indexes (``for i in range(len(self.records)):``)."""
     if loop.kind != "for" or receiver is None or loop.iter is None:
         return False
     value = loop.iter
     if type(value) is Call:
         site = summary.calls[value.index]
-        if last_name(site.func) not in ("enumerate", "zip", "tqdm") or not site.args:
+        name = last_name(site.func)
+        if name == "range" and len(site.args) == 1 and type(site.args[0]) is Call:  # range(len(self.records))
+            inner = summary.calls[site.args[0].index]
+            if last_name(inner.func) != "len" or len(inner.args) != 1:
+                return False
+            value = inner.args[0]
+        elif name not in ("enumerate", "zip", "tqdm") or not site.args:
             return False
-        value = site.args[0]
+        else:
+            value = site.args[0]
     return type(value) is Attr and type(value.base) is Name and value.base.id == receiver
 
 
