@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Set, Tuple
 
-from ..analysis.values import Attr, last_name
+from ..analysis.values import Attr, Const, last_name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.libraries import BATCH_SAMPLERS, DISTRIBUTED_SAMPLER, installs_sampler
@@ -108,7 +108,18 @@ def _never_called(model: Model, ref, site) -> bool:
     if function is None or function.scope_kind != "class" or function.name.startswith("__"):
         return False
     func = Func(ref.module, site.scope)
-    return not model.resolver.callers(func) and model.resolver.all_callers_known(func)
+    return not model.resolver.callers(func) and model.resolver.all_callers_known(func) \
+        and not _named_in_calls(model, function.name)
+
+
+def _named_in_calls(model: Model, name: str) -> bool:
+    """Whether a call of the project passes the method's name as a string (a hook dispatched by
+    name: ``self._call("before_epoch")`` then ``getattr(hook, stage)(self)``)."""
+    for info in model.project.eager_modules():
+        for call in info.summary.calls:
+            if any(type(arg) is Const and arg.value == name for arg in call.args):
+                return True
+    return False
 
 
 def _outside_epochs(model: Model, ref, site, epoch, depth: int = 1) -> bool:

@@ -157,6 +157,8 @@ ATTRIBUTE_BAGS = frozenset({
 })
 DICT_METHODS = frozenset(dir(dict))
 BAG_COPIES = frozenset({"clone", "copy", "deepcopy"})
+# Outside bases that give their subclasses no attributes of their own
+BARE_BASES = frozenset({"abc.ABC", "builtins.object", "typing.Generic", "typing.Protocol"})
 IN_PROGRESS = object()  # a memo entry being computed (a cycle answers unknown)
 ALL_VARARGS = "*"  # ``vararg_at``'s index for every positional a ``*args`` collects
 
@@ -797,7 +799,7 @@ class Resolver:
                     return one(Func(item.module, f"{item.qualname}.{name}"))
                 if name in klass.bindings:
                     return self.class_bindings(klass, name, self.context(item.module, item.qualname))
-            elif isinstance(item, Ext):
+            elif isinstance(item, Ext) and item.qualname not in BARE_BASES:
                 return one(Ext(f"{item.qualname}.{name}"))
         return None
 
@@ -982,7 +984,9 @@ class Resolver:
             return passed
         attr = self.class_attribute(cls, name)
         if attr is None:
-            return UNKNOWN_RESULT
+            # set by none of the class's own methods: a subclass sets it (a base trainer's
+            # ``self.train_loader`` that each subclass's ``setup`` builds)
+            return self.loader_attribute(name)
         results = []
         for found in attr:
             if isinstance(found.obj, Func):
