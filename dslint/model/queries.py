@@ -267,13 +267,22 @@ class Model:
                     call_site = self.project.call(site)
                     for caller_ctx in self.contexts(site.module, call_site.scope, depth - 1):
                         bound_self = self_obj
-                        if isinstance(self_obj, Inst) and self_obj.site is None and caller_ctx.self_obj is not None:
+                        if isinstance(self_obj, Inst) and self_obj.site is None and caller_ctx.self_obj is not None \
+                                and self._runs_method(caller_ctx.self_obj, module, function):
                             bound_self = caller_ctx.self_obj
                         result.append(Ctx(module, scope, site, caller_ctx, bound_self))
                 if len(result) > MAX_CONTEXTS:
                     result = [self.resolver.context(module, scope)]
         self._contexts[key] = result
         return result
+
+    def _runs_method(self, obj, module: str, function) -> bool:
+        """Whether ``obj`` (the caller's ``self``) can run ``function``, a method of ``module``:
+        an instance of its class or of a subclass (a base class's ``self.build_train_loader(...)``
+        runs a subclass's override only on instances of that subclass)."""
+        if function.scope_kind != "class" or not isinstance(obj, Inst) or not isinstance(obj.cls, Cls):
+            return True
+        return Cls(module, function.scope) in self.resolver.mro(obj.cls)
 
     # loaders ----------------------------------------------------------------------------
     def loaders(self) -> List[Inst]:
