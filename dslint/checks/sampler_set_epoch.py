@@ -112,12 +112,17 @@ def _never_called(model: Model, ref, site) -> bool:
         and not _named_in_calls(model, function.name)
 
 
+ATTRIBUTE_PROBES = frozenset({"hasattr", "getattr", "setattr", "delattr"})
+
+
 def _named_in_calls(model: Model, name: str) -> bool:
     """Whether a call of the project passes the method's name as a string (a hook dispatched by
-    name: ``self._call("before_epoch")`` then ``getattr(hook, stage)(self)``)."""
+    name: ``self._call("before_epoch")`` then ``getattr(hook, stage)(self)``); not a check that
+    some object has such a method (``hasattr(loader.sampler, "set_epoch")``)."""
     for info in model.project.eager_modules():
         for call in info.summary.calls:
-            if any(type(arg) is Const and arg.value == name for arg in call.args):
+            if last_name(call.func) not in ATTRIBUTE_PROBES and \
+                    any(type(arg) is Const and arg.value == name for arg in call.args):
                 return True
     return False
 
