@@ -119,12 +119,13 @@ def _named_in_calls(model: Model, name: str) -> bool:
     """Whether a call of the project passes the method's name as a string (a hook dispatched by
     name: ``self._call("before_epoch")`` then ``getattr(hook, stage)(self)``); not a check that
     some object has such a method (``hasattr(loader.sampler, "set_epoch")``)."""
-    for info in model.project.eager_modules():
-        for call in info.summary.calls:
-            if last_name(call.func) not in ATTRIBUTE_PROBES and \
-                    any(type(arg) is Const and arg.value == name for arg in call.args):
-                return True
-    return False
+    strings = model.__dict__.get("_call_strings")
+    if strings is None:  # once per run: the string arguments of every call
+        strings = model.__dict__["_call_strings"] = {
+            arg.value for info in model.project.eager_modules() for call in info.summary.calls
+            if last_name(call.func) not in ATTRIBUTE_PROBES
+            for arg in call.args if type(arg) is Const and type(arg.value) is str}
+    return name in strings
 
 
 def _outside_epochs(model: Model, ref, site, epoch, depth: int = 1) -> bool:
