@@ -29,7 +29,7 @@ from ..model.queries import Model
 from .base import finding
 
 CODE = "DSL403"
-DISTRIBUTED_SAMPLERS = ("torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler")
+DISTRIBUTED_SAMPLERS = ("torch.utils.data.DistributedSampler", DISTRIBUTED_SAMPLER)
 
 
 def _shuffling_sampler(model: Model, loader) -> Optional[Tuple[Inst, str]]:

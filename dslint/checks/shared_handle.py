@@ -95,7 +95,7 @@ def check(model: Model) -> Iterator[Finding]:
             yield from _module_handles(model, function, reported)
         yield from _cached_handle(model, loader, function, reported)
     for dataset, (loader, attrs, function) in reads.items():
-        attrs = _through_properties(model, dataset, attrs)
+        attrs = model.through_properties(dataset.cls, attrs, depth=3)
         yield from _cached_properties(model, dataset, attrs, function, reported)
         reopened = _reopened_by_worker_init(model, loader, dataset)
         forked = model.fork_started(loader)
@@ -107,23 +107,6 @@ def check(model: Model) -> Iterator[Finding]:
                      for opened in [_opened(model, dataset, item, stores[attr], forked)] if opened is not None]
             for handle in _by_handle(model, dataset, item, stores, found):
                 yield from _report(model, dataset, item, handle, function, reported)
-
-
-def _through_properties(model: Model, dataset: Inst, attrs: Set[str], depth: int = 3) -> Set[str]:
-    """``attrs`` with what the properties among them read on ``self`` (``self.env`` in
-    ``__getitem__`` runs a lazy ``env`` property that reads ``self._env``)."""
-    out = set(attrs)
-    frontier = set(attrs)
-    for _ in range(depth):
-        following = set()
-        for name in frontier:
-            method = model.resolver.method(dataset.cls, name)
-            summary = model.function_summary(method) if method is not None else None
-            if summary is not None and model.resolver.is_property(summary):
-                following |= summary.self_reads - out
-        out |= following
-        frontier = following
-    return out
 
 
 class Opened(NamedTuple):
@@ -379,7 +362,7 @@ def _cached_properties(model: Model, dataset: Inst, attrs: Set[str], function, r
         method = model.resolver.method(dataset.cls, name)
         summary = model.function_summary(method) if method is not None else None
         if summary is not None:
-            for attr in _through_properties(model, dataset, set(summary.self_reads)):
+            for attr in model.through_properties(dataset.cls, set(summary.self_reads), depth=3):
                 parent_reads.setdefault(attr, name)
     for attr in sorted(attrs):
         method = model.resolver.method(dataset.cls, attr) if attr in parent_reads else None

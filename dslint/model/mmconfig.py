@@ -59,10 +59,10 @@ def config_loaders(resolver: "Resolver") -> List[Inst]:
     """The loaders configured by the project: ``<name> = dict(...)`` at module level of a
     config file, and ``dict(...)`` given to ``Runner(<name>=...)`` in code."""
     out: List[Inst] = []
-    own = _own_builder(resolver) and not _mmengine_runner_used(resolver)
-    for info in resolver.project.eager_modules():
-        if own or not is_config(info):
-            continue  # a project building its loaders from these dicts itself: not mmengine's semantics
+    configs = [info for info in resolver.project.eager_modules() if is_config(info)]
+    if configs and _own_builder(resolver) and not _mmengine_runner_used(resolver):
+        configs = []  # a project building its loaders from these dicts itself: not mmengine's semantics
+    for info in configs:
         for name in LOADER_NAMES:
             site = _dict_site(resolver, info.key, name)
             if site is not None:

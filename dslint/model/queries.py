@@ -836,22 +836,25 @@ class Model:
             entry = out.setdefault((obj.cls, obj.site), (obj, set()))
             if summary is not None:
                 entry[1].update(summary.self_reads)
-        for obj, reads in out.values():
-            self._through_properties(obj.cls, reads)
-        return out
+        return {key: (obj, self.through_properties(obj.cls, reads)) for key, (obj, reads) in out.items()}
 
-    def _through_properties(self, cls: Cls, reads: Set[str]) -> None:
-        """Add to ``reads`` what the properties among them read on ``self`` (``self.segment_len``
-        computed from ``self.segment_seconds``), and so on."""
-        pending = list(reads)
-        while pending:
-            method = self.resolver.method(cls, pending.pop())
-            function = self.project.function(method.module, method.qualname) if method is not None else None
-            if function is None or not self.resolver.is_property(function):
-                continue
-            for name in function.self_reads - reads:
-                reads.add(name)
-                pending.append(name)
+    def through_properties(self, cls: Cls, names: Set[str], depth: Optional[int] = None) -> Set[str]:
+        """``names`` (attributes read on ``self``) with what the properties among them read on
+        ``self`` in turn (``self.segment_len`` computed from ``self.segment_seconds``; a lazy
+        ``env`` property reading ``self._env``), ``depth`` properties deep (None: all of them)."""
+        out = set(names)
+        frontier = set(names)
+        while frontier and (depth is None or depth > 0):
+            following: Set[str] = set()
+            for name in frontier:
+                method = self.resolver.method(cls, name)
+                function = self.function_summary(method) if method is not None else None
+                if function is not None and self.resolver.is_property(function):
+                    following |= function.self_reads - out
+            out |= following
+            frontier = following
+            depth = None if depth is None else depth - 1
+        return out
 
     def dataset_changes(self, loader, repeat: Epochs) -> List["DatasetChange"]:
         """What the main process does once per epoch (in the loop ``repeat`` or the function
@@ -1760,11 +1763,8 @@ class Model:
                 parent = self.project.find_module(info, ".".join(parts[:cut]))
                 if parent is not None:
                     todo.append(parent.key)
+            todo.extend(self.direct_imports(current))
             summary = self.project.summary(current)
-            for imported in summary.imports if summary is not None else ():
-                target, _ = self.project.split_import(info, self.project.absolute(info, imported))
-                if target is not None:
-                    todo.append(target.key)
             for star in summary.star_imports if summary is not None else ():
                 target, rest = self.project.split_import(info, self.project.absolute(info, star))
                 if target is not None and not rest:
