@@ -12,6 +12,29 @@ def test_loader_words_make_a_seed_and_handling_words_a_candidate():
     assert prefilter.tier(b"def add(a, b):\n    return a + b\n") == prefilter.SKIP
 
 
+def test_a_handling_word_counts_in_code_and_one_line_strings_not_in_prose():
+    """A model file whose docstring or comment mentions a dataset handles no loader (a
+    model library holds hundreds); an option named in a one-line string is read by code."""
+    for source in (b'"""Pretrained on the COCO dataset."""\nimport torch\n',
+                   b"x = 1  # see the loader in train.py\n",
+                   b"class Net:\n    '''Outputs per worker.'''\n    n = 1\n",
+                   b"s = 'it\\'s'  # the loader\n"):
+        assert prefilter.tier(source) == prefilter.SKIP, source
+    for source in (b'parser.add_argument("--dataset", default="coco")\n',
+                   b'x = "#"; y = loader\n', b"s = '''doc'''; z = dataset\n",
+                   b'"""Docstring."""\ndef step(batch):\n    return batch.cuda(non_blocking=True)\n'):
+        assert prefilter.tier(source) == prefilter.CANDIDATE, source
+
+
+def test_a_loader_word_in_prose_only_makes_no_seed():
+    """``Trainer`` or ``DataLoader`` named in a docstring or comment is no loader code: the
+    file is tiered by its code (here a handling word makes it a candidate)."""
+    assert prefilter.tier(b'"""Batches for the Trainer."""\ndef f(x):\n    return x\n') == prefilter.SKIP
+    assert prefilter.tier(b"# wraps a DataLoader\ndef run(train_loader):\n    pass\n") == prefilter.CANDIDATE
+    assert prefilter.tier(b'"""A Dataset."""\nfrom torch.utils.data import Dataset\n') == prefilter.SEED
+    assert prefilter.tier(b'x = "cv2"  # a seed word in a one-line string\n') == prefilter.SEED
+
+
 def test_a_call_statement_at_module_level_makes_a_candidate():
     """``run.py`` doing ``from train import main`` then ``main()`` starts the training at
     import time: it must be read when it imports a seed (DSL101)."""
