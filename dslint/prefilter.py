@@ -26,8 +26,9 @@ import lines), to connect the tiers.
 
 from __future__ import annotations
 
+import bisect
 import re
-from typing import List, Set, Tuple
+from typing import List, Optional, Sequence, Set, Tuple
 
 SEED_WORDS = (
     b"DataLoader", b"Dataset", b"num_workers", b"collate_fn", b"worker_init_fn", b"pin_memory",
@@ -79,11 +80,10 @@ _OTHER_CANDIDATES = tuple(word for word in CANDIDATE_WORDS if word not in _GATED
 def tier(raw: bytes, extra_words=()) -> str:
     seed, gates = _seed_search(raw)
     if seed or any(word in raw for word in extra_words):
-        code = _PROSE.sub(rb"\1", raw)
-        if _seed_search(code)[0] or any(word in code for word in extra_words):
+        if _in_code(raw, SEED_WORDS + tuple(extra_words)):
             return SEED
-        raw, gates = code, _seed_search(code)[1]  # the words were in its prose only
-    if calls_at_import(raw) or (_holds_candidate_word(raw, gates) and _candidate_word_in_code(raw)):
+        gates = set(_GATES)  # the seed words were all in its prose: every candidate word is searched
+    if calls_at_import(raw) or (_holds_candidate_word(raw, gates) and _in_code(raw, CANDIDATE_WORDS)):
         return CANDIDATE
     if _starts_line(_RESULT_AT_IMPORT, raw):
         return SCRIPT
@@ -91,25 +91,61 @@ def tier(raw: bytes, extra_words=()) -> str:
 
 
 def _holds_candidate_word(raw: bytes, gates: Set[bytes]) -> bool:
-    return any(word in gates for word in _GATED_CANDIDATES) or any(word in raw for word in _OTHER_CANDIDATES)
+    return any(word in gates and word in raw for word in _GATED_CANDIDATES) or \
+        any(word in raw for word in _OTHER_CANDIDATES)
 
 
-# Prose: comments and triple-quoted strings (docstrings). A one-line string is matched
-# whole (so that a quote or ``#`` inside it starts nothing) and put back: it is kept, as
-# ``add_argument("--dataset", ...)`` declares an option the code reads.
-_PROSE = re.compile(
-    rb"""(?=["'#])(?:""" rb'"""[\s\S]*?"""' rb"""|'''[\s\S]*?'''"""
-    rb"""|("[^"\\\n]*(?:\\.[^"\\\n]*)*"|'[^'\\\n]*(?:\\.[^'\\\n]*)*')|#[^\n]*)""")
+def _in_code(raw: bytes, words: Sequence[bytes]) -> bool:
+    """Whether one of ``words`` is in the code, not only in its prose (comments and
+    triple-quoted strings): a model file whose docstring says "pretrained on the COCO
+    dataset" handles no loader, and summarising the hundreds of such files a model library
+    holds cost more than the rest of its analysis. A one-line string is code here:
+    ``add_argument("--dataset", ...)`` names an option the code reads. Occurrences are
+    judged one by one, so a word in the code near the top (an import) answers at once."""
+    bounds: Optional[List[int]] = None
+    for word in words:
+        at = raw.find(word)
+        while at >= 0:
+            if bounds is None:
+                bounds = _long_strings(raw)
+            if bisect.bisect_right(bounds, at) % 2 == 0 and not _commented(raw, at):
+                return True
+            at = raw.find(word, at + len(word))
+    return False
 
 
-def _candidate_word_in_code(raw: bytes) -> bool:
-    """Whether a candidate word is in the code, not only in its prose: a model file whose
-    docstring says "pretrained on the COCO dataset" handles no loader, and summarising the
-    hundreds of such files a model library holds cost more than the rest of its analysis.
-    Only files with a candidate word and no seed word are read this way (a regular
-    expression over the file: about 13 ns a byte)."""
-    code = _PROSE.sub(rb"\1", raw)
-    return any(word in code for word in CANDIDATE_WORDS)
+_TRIPLE_QUOTES = re.compile(rb"\"\"\"|'''")
+
+
+def _long_strings(raw: bytes) -> List[int]:
+    """Where the triple-quoted strings start and end, in order: a position is inside one when
+    an odd number of these are at or before it. (A triple quote inside a one-line string
+    or a comment is rare enough to be taken at its word.)"""
+    bounds: List[int] = []
+    inside = b""
+    for match in _TRIPLE_QUOTES.finditer(raw):
+        quote = match.group()
+        if not inside:
+            inside = quote
+            bounds.append(match.start())
+        elif quote == inside:
+            inside = b""
+            bounds.append(match.end())
+    return bounds
+
+
+def _commented(raw: bytes, at: int) -> bool:
+    """Whether ``at`` follows a ``#`` on its line that no open quote holds (an even number of
+    each quote before it; a ``#`` after an odd count of either is taken for a string's, and
+    the word for code)."""
+    head = raw[raw.rfind(b"\n", 0, at) + 1:at]
+    mark = head.find(b"#")
+    while mark >= 0:
+        before = head[:mark].replace(b"\\\\", b"").replace(b"\\'", b"").replace(b'\\"', b"")  # escapes quote nothing
+        if before.count(b'"') % 2 == 0 and before.count(b"'") % 2 == 0:
+            return True
+        mark = head.find(b"#", mark + 1)
+    return False
 
 
 def _seed_search(raw: bytes) -> Tuple[bool, Set[bytes]]:
