@@ -13,7 +13,7 @@ in main-process code of a program that imports it (fork-started workers inherit 
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..diagnostics import Finding
 from ..model import effects
@@ -114,11 +114,16 @@ def _throttled(model: Model, loader, uses) -> bool:
             for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
                 if effects.throttles_cv2(model, entry.func, entry.self_obj) is not None:
                     return True
-    return any(_throttled_by_main_process(model, m) for m in modules)
+    return any(_throttled_by_main_process(model, m, built.module if built is not None else None) for m in modules)
 
 
-def _throttled_by_main_process(model: Model, module: str) -> bool:
-    """A throttling call in a function that a program importing ``module`` calls."""
+def _throttled_by_main_process(model: Model, module: str, built: Optional[str] = None) -> bool:
+    """A throttling call in a function that a program importing ``module`` calls: the
+    caller's module imports ``module``, or a program imports both it and the module that
+    builds the loader (``tools/train.py`` imports the dataset's module to register it,
+    and the runner whose set-up calls ``set_multi_processing(opencv_num_threads=0)``
+    before it builds the loaders)."""
+    programs = None
     for info in model.project.eager_modules():
         throttle = effects.module_throttles(model, info.key).get("anywhere")
         if throttle is None or not throttle.site.scope:
@@ -126,5 +131,11 @@ def _throttled_by_main_process(model: Model, module: str) -> bool:
         function = Func(info.key, throttle.site.scope)
         for site, _ in model.resolver.callers(function):
             if module in model.import_closure(site.module):
+                return True
+            if programs is None:
+                programs = [other.key for other in model.project.eager_modules()
+                            if module in model.import_closure(other.key)
+                            and (built is None or built in model.import_closure(other.key))]
+            if any(site.module in model.import_closure(program) for program in programs):
                 return True
     return False
