@@ -235,6 +235,7 @@ class Model:
         self.resolver = resolver
         self.settings = settings
         self._loaders: Optional[List[Inst]] = None
+        self._entries: Dict[tuple, List[WorkerFunction]] = {}
         self._process_modules: Dict[str, bool] = {}
         self._sites: Optional[List[SiteRef]] = None
         self._iterations: Optional[List[Iteration]] = None
@@ -1369,7 +1370,20 @@ class Model:
                     for value, span, note in kept_arguments(site))
 
     def callable_entries(self, obj, role: str, trail: Trail, depth: int = 0) -> List[WorkerFunction]:
-        """The project functions a callable object runs when a worker calls it."""
+        """The project functions a callable object runs when a worker calls it (memoised with
+        the trails from ``obj`` on: a transform list reached from every function of a
+        pipeline was walked again for each, 44,000 walks of 317 objects in timm)."""
+        memo = self._entries
+        key = (obj, role, depth)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._callable_entries(obj, role, depth)
+        if not trail:
+            return list(found)
+        return [entry._replace(trail=trail + entry.trail) for entry in found]
+
+    def _callable_entries(self, obj, role: str, depth: int) -> List[WorkerFunction]:
+        trail: Trail = ()
         if depth > 3:
             return []
         if isinstance(obj, Func):
