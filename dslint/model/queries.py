@@ -236,6 +236,7 @@ class Model:
         self.settings = settings
         self._loaders: Optional[List[Inst]] = None
         self._entries: Dict[tuple, List[WorkerFunction]] = {}
+        self._arguments: Dict[tuple, Optional[Results]] = {}
         self._process_modules: Dict[str, bool] = {}
         self._sites: Optional[List[SiteRef]] = None
         self._iterations: Optional[List[Iteration]] = None
@@ -402,7 +403,13 @@ class Model:
         return found
 
     def argument(self, loader, name: str) -> Optional[Results]:
-        return loader_facts.loader_argument(self.resolver, loader, name)
+        """What the loader's construction passes for ``name`` (None: not given); memoised: the
+        rules ask each loader for the same few arguments thousands of times."""
+        key = (loader, name)
+        found = self._arguments.get(key, self)
+        if found is self:
+            found = self._arguments[key] = loader_facts.loader_argument(self.resolver, loader, name)
+        return found
 
     def value(self, loader, name: str) -> Results:
         return loader_facts.loader_value(self.resolver, loader, name)

@@ -208,6 +208,7 @@ class Resolver:
         self._contexts: Dict[Tuple[str, str], Ctx] = {}
         self._scope_stores: Dict[str, Dict[str, list]] = {}
         self._star_memo: Dict[Tuple[str, str], bool] = {}
+        self._instance_attributes: Dict[tuple, Results] = {}  # asked again for every read of the attribute
 
     # entry -----------------------------------------------------------------------------
     def context(self, module: str, scope: str = "") -> Ctx:
@@ -838,9 +839,15 @@ class Resolver:
     def instance_attribute(self, inst: Inst, name: str, reader: Optional[str] = None) -> Results:
         """``obj.name`` for an instance of a project class, with what code outside the class
         sets there after building it (``cfg.workers = 8``); ``reader``: the function reading it."""
-        if inst.site is None:
-            return self._class_attribute_value(inst, name, reader)
-        return self.overridden(inst, name, lambda: self._class_attribute_value(inst, name, reader))
+        key = (inst, name, reader)
+        found = self._instance_attributes.get(key)
+        if found is None:
+            if inst.site is None:
+                found = self._class_attribute_value(inst, name, reader)
+            else:
+                found = self.overridden(inst, name, lambda: self._class_attribute_value(inst, name, reader))
+            self._instance_attributes[key] = found
+        return found
 
     def overridden(self, obj, name: str, own) -> Results:
         """``own()`` (what the object says ``name`` is), replaced by what the code that built it
