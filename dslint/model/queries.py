@@ -237,6 +237,7 @@ class Model:
         self._loaders: Optional[List[Inst]] = None
         self._entries: Dict[tuple, List[WorkerFunction]] = {}
         self._arguments: Dict[tuple, Optional[Results]] = {}
+        self._callees: Dict[tuple, list] = {}
         self._process_modules: Dict[str, bool] = {}
         self._sites: Optional[List[SiteRef]] = None
         self._iterations: Optional[List[Iteration]] = None
@@ -1446,7 +1447,15 @@ class Model:
 
     def callees(self, func: Func, self_obj) -> List[Tuple[Func, object, SiteRef]]:
         """Project functions called from ``func`` (with the instance for methods), also those a
-        library callable it calls was built with (the transforms of a ``Compose``)."""
+        library callable it calls was built with (the transforms of a ``Compose``); memoised:
+        each rule walks the workers' code again."""
+        key = (func, self_obj)
+        found = self._callees.get(key)
+        if found is None:
+            found = self._callees[key] = self._callees_of(func, self_obj)
+        return found
+
+    def _callees_of(self, func: Func, self_obj) -> List[Tuple[Func, object, SiteRef]]:
         out = []
         summary = self.project.summary(func.module)
         if summary is None:

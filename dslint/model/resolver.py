@@ -209,6 +209,7 @@ class Resolver:
         self._scope_stores: Dict[str, Dict[str, list]] = {}
         self._star_memo: Dict[Tuple[str, str], bool] = {}
         self._instance_attributes: Dict[tuple, Results] = {}  # asked again for every read of the attribute
+        self._methods: Dict[Tuple[Cls, str], Optional[Func]] = {}
 
     # entry -----------------------------------------------------------------------------
     def context(self, module: str, scope: str = "") -> Ctx:
@@ -783,6 +784,13 @@ class Resolver:
         return result
 
     def method(self, cls: Cls, name: str) -> Optional[Func]:
+        key = (cls, name)
+        found = self._methods.get(key, self)
+        if found is self:
+            found = self._methods[key] = self._method(cls, name)
+        return found
+
+    def _method(self, cls: Cls, name: str) -> Optional[Func]:
         for item in self.mro(cls):
             if isinstance(item, Cls):
                 klass = self.project.klass(item.module, item.qualname)
