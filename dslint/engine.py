@@ -533,7 +533,7 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
     codes = settings.codes_for(files)
     roots = given_roots(list(paths) + sorted({_import_root(p) for p in context}), files + context)
     errors = [r.error for r in results if r.error is not None]  # this run's per-file DSL001s
-    key = reuse.run_key(paths, codes, settings) if cache is not None and not _OVERLAY else None
+    key = reuse.run_key(codes, settings) if cache is not None and not _OVERLAY else None
     groups = boundaries.boundary_groups([r.path for r in results], roots)
     saved = reuse.recorded(cache, key, results, roots, groups) if key is not None else [None] * len(groups)
     per_group = [reused.findings if reused is not None else [] for reused in saved]
@@ -550,7 +550,7 @@ def _run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = 
         if key is not None:
             kept = reuse.record(results, roots, groups, read, per_group, cache)
             if kept is not None:
-                cache.store_run(key, kept)
+                cache.store_run(key, reuse.merged(cache.run(key), kept))
     found = [finding for findings in per_group for finding in findings]
     findings = errors + found
     if context:

@@ -6,8 +6,9 @@ A run records in the cache, for every boundary, what its findings depend on: the
 hash of every file, the files the analysis actually read (summarised up front, summarised on
 demand, quoted in a message) with their hashes, where each file sits (its module name,
 import root and project), and the tiers and imports that decide which files are summarised
-up front. The next run with the same paths, working directory and options reuses a
-boundary's findings when
+up front. A later run from the same working directory with the same options reuses a
+boundary's findings, whatever paths it was given (``dslint pkg/a.py`` then ``dslint
+pkg/b.py``: both read the whole package, one boundary), when
 
 - every file of it has the same content (a warm run reads the cache and nothing else), or
 - the only files that changed were never read by the analysis, and still have the same
@@ -46,16 +47,26 @@ def _digest(parts: Iterable[str]) -> str:
     return hasher.hexdigest()
 
 
-def run_key(paths: Sequence[str], codes: Sequence[str], settings: "Settings") -> str:
-    """The question a run answers: its paths (as given, from where), its rules and options."""
+def run_key(codes: Sequence[str], settings: "Settings") -> str:
+    """The question a run answers, but for its paths: where it runs from, its rules and options.
+    The paths are not part of it: a boundary's record is found by the files it holds, and
+    holds all of that project's findings, so ``dslint pkg/a.py`` and then ``dslint
+    pkg/b.py`` (a pre-commit hook passing the staged files; the package is read around
+    them) reuse one record."""
     options = [(f.name, repr(getattr(settings, f.name))) for f in dataclasses.fields(settings)
                if f.name not in NOT_KEYED]
-    return _digest([os.getcwd(), repr(list(paths)), repr(list(codes)), repr(options)])
+    return _digest([os.getcwd(), repr(list(codes)), repr(options)])
+
+
+def _in_order(results: Sequence["FileResult"]) -> List["FileResult"]:
+    """A boundary's files in one order whatever order the run found them in (files named on
+    the command line come first): the rules' answers do not depend on it."""
+    return sorted(results, key=lambda r: r.path)
 
 
 def contents(results: Sequence["FileResult"]) -> str:
     """Every file of the run and its content."""
-    return _digest(f"{r.path}\0{r.digest}" for r in results)
+    return _digest(f"{r.path}\0{r.digest}" for r in _in_order(results))
 
 
 def identities(results: Sequence["FileResult"], roots: Dict[str, str]) -> str:
@@ -64,7 +75,7 @@ def identities(results: Sequence["FileResult"], roots: Dict[str, str]) -> str:
     from .model.project import boundary_of, module_identity
 
     parts = []
-    for result in results:
+    for result in _in_order(results):
         root, name, is_package = module_identity(result.path)
         parts.append(f"{result.path}\0{root}\0{name}\0{is_package}\0{boundary_of(root, os.path.abspath(roots[result.path]))}")
     return _digest(parts)
@@ -73,12 +84,12 @@ def identities(results: Sequence["FileResult"], roots: Dict[str, str]) -> str:
 def connections(results: Sequence["FileResult"]) -> str:
     """What decides the files summarised up front: tiers, imports (of the files
     ``engine.connected_candidates`` follows) and which files could be read."""
-    return _digest(f"{r.path}\0{r.tier}\0{r.imports!r}\0{r.error is None}" for r in results)
+    return _digest(f"{r.path}\0{r.tier}\0{r.imports!r}\0{r.error is None}" for r in _in_order(results))
 
 
 def members(results: Sequence["FileResult"]) -> str:
     """Which files a boundary holds: the key its record is kept under."""
-    return _digest(r.path for r in results)
+    return _digest(r.path for r in _in_order(results))
 
 
 def record(results: Sequence["FileResult"], roots: Dict[str, str], groups: Sequence[Sequence[int]],
@@ -94,6 +105,20 @@ def record(results: Sequence["FileResult"], roots: Dict[str, str], groups: Seque
             return None
         kept[members(files)] = one
     return {"groups": kept}
+
+
+MAX_GROUPS = 64  # boundary records kept under one key (the newest): the folders linted in turn
+
+
+def merged(previous: Optional[dict], kept: dict) -> dict:
+    """``kept`` with the boundary records of ``previous`` it does not replace (``dslint src/``
+    then ``dslint tests/`` keep both), the oldest dropped beyond ``MAX_GROUPS``."""
+    old = previous.get("groups") if isinstance(previous, dict) else None
+    groups = {name: one for name, one in old.items() if name not in kept["groups"]} if isinstance(old, dict) else {}
+    groups.update(kept["groups"])
+    while len(groups) > MAX_GROUPS:
+        del groups[next(iter(groups))]
+    return {"groups": groups}
 
 
 def _record_one(results: Sequence["FileResult"], roots: Dict[str, str], consulted: Iterable[str],

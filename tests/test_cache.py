@@ -294,3 +294,29 @@ def test_an_edit_in_one_project_analyses_that_project_only(tmp_path):
     again = lint(tmp_path)
     assert again.parsed == 2  # the first project's two files, nothing of the second
     assert [(os.path.basename(os.path.dirname(f.path)), f.code) for f in again.findings] == [("second", "DSL103")]
+
+
+def test_files_named_in_turn_reuse_their_package_record(tmp_path):
+    """A pre-commit hook names the staged files: the package around them is read, and one
+    record serves whichever of its files are named (an unread file edited between runs);
+    a run over another folder keeps the first folder's record."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    make_tree(package, throttle=False)
+    (package / "notes.py").write_text("x = 1\n")
+    (tmp_path / "other").mkdir()
+    make_tree(tmp_path / "other", throttle=False)
+    settings = config.Settings(root=str(tmp_path), cache=True, select=["DSL"], jobs=1)
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        first = engine.run([os.path.join("pkg", "dataset.py")], settings)
+        assert first.parsed == 2 and [(f.path, f.code) for f in first.findings] == [("pkg/dataset.py", "DSL103")]
+        (package / "notes.py").write_text("x = 2\n")
+        named_other = engine.run([os.path.join("pkg", "notes.py")], settings)
+        assert named_other.parsed == 0 and named_other.findings == []  # reused; notes.py has no finding
+        assert engine.run(["other"], settings).parsed == 2
+        again = engine.run([os.path.join("pkg", "dataset.py"), os.path.join("pkg", "utils.py")], settings)
+        assert again.parsed == 0 and [(f.path, f.code) for f in again.findings] == [("pkg/dataset.py", "DSL103")]
+    finally:
+        os.chdir(cwd)
