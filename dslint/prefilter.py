@@ -102,16 +102,26 @@ def _in_code(raw: bytes, words: Sequence[bytes]) -> bool:
     holds cost more than the rest of its analysis. A one-line string is code here:
     ``add_argument("--dataset", ...)`` names an option the code reads. Occurrences are
     judged one by one, so a word in the code near the top (an import) answers at once."""
+    if len(raw) > MAX_PROSE_BYTES:
+        return any(word in raw for word in words)
     bounds: Optional[List[int]] = None
+    judged = 0
     for word in words:
         at = raw.find(word)
         while at >= 0:
+            judged += 1
+            if judged > MAX_PROSE_OCCURRENCES:
+                return True  # too many to judge one by one: taken for code, as every word was before
             if bounds is None:
                 bounds = _long_strings(raw)
             if bisect.bisect_right(bounds, at) % 2 == 0 and not _commented(raw, at):
                 return True
             at = raw.find(word, at + len(word))
     return False
+
+
+MAX_PROSE_BYTES = 2 << 20  # a bigger file (generated data) has its words taken for code
+MAX_PROSE_OCCURRENCES = 400  # each costs a look back to its line's start
 
 
 _TRIPLE_QUOTES = re.compile(rb"\"\"\"|'''")
@@ -138,13 +148,13 @@ def _commented(raw: bytes, at: int) -> bool:
     """Whether ``at`` follows a ``#`` on its line that no open quote holds (an even number of
     each quote before it; a ``#`` after an odd count of either is taken for a string's, and
     the word for code)."""
-    head = raw[raw.rfind(b"\n", 0, at) + 1:at]
-    mark = head.find(b"#")
+    start = raw.rfind(b"\n", 0, at) + 1
+    mark = raw.find(b"#", start, at)
     while mark >= 0:
-        before = head[:mark].replace(b"\\\\", b"").replace(b"\\'", b"").replace(b'\\"', b"")  # escapes quote nothing
+        before = raw[start:mark].replace(b"\\\\", b"").replace(b"\\'", b"").replace(b'\\"', b"")  # escapes quote nothing
         if before.count(b'"') % 2 == 0 and before.count(b"'") % 2 == 0:
             return True
-        mark = head.find(b"#", mark + 1)
+        mark = raw.find(b"#", mark + 1, at)
     return False
 
 

@@ -26,6 +26,18 @@ def test_a_handling_word_counts_in_code_and_one_line_strings_not_in_prose():
         assert prefilter.tier(source) == prefilter.CANDIDATE, source
 
 
+def test_prose_is_judged_within_bounds():
+    """Past a few hundred occurrences, or in a file bigger than a hand-written module, the
+    words are taken for code (as before prose was told apart): one long comment line full of
+    them cannot make the pre-filter quadratic."""
+    many = b"x = 1  # " + b"dataset " * (prefilter.MAX_PROSE_OCCURRENCES + 1) + b"\n"
+    assert prefilter.tier(many) == prefilter.CANDIDATE
+    few = b"x = 1  # " + b"dataset " * (prefilter.MAX_PROSE_OCCURRENCES - 1) + b"\n"
+    assert prefilter.tier(few) == prefilter.SKIP
+    big = b"# the loader\n" + b"x = 1\n" * (prefilter.MAX_PROSE_BYTES // 6)
+    assert prefilter.tier(big) == prefilter.CANDIDATE
+
+
 def test_a_loader_word_in_prose_only_makes_no_seed():
     """``Trainer`` or ``DataLoader`` named in a docstring or comment is no loader code: the
     file is tiered by its code (here a handling word makes it a candidate)."""
