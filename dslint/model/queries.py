@@ -238,6 +238,7 @@ class Model:
         self._entries: Dict[tuple, List[WorkerFunction]] = {}
         self._arguments: Dict[tuple, Optional[Results]] = {}
         self._callees: Dict[tuple, list] = {}
+        self._children: Dict[object, list] = {}
         self._process_modules: Dict[str, bool] = {}
         self._sites: Optional[List[SiteRef]] = None
         self._iterations: Optional[List[Iteration]] = None
@@ -1626,7 +1627,15 @@ class Model:
             return False
         return any(self.resolver.method(obj.cls, name) is not None for name in CUSTOM_PICKLING)
 
-    def _pickled_children(self, obj):
+    def _pickled_children(self, obj) -> list:
+        """What pickle takes of ``obj`` (with the step that stores each), memoised: the same
+        dataset and transforms are in the graph of every loader built with them."""
+        found = self._children.get(obj)
+        if found is None:
+            found = self._children[obj] = list(self._pickled_children_of(obj))
+        return found
+
+    def _pickled_children_of(self, obj):
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
             outside = self.resolver.outside_init_call(obj)
             if outside is not None:  # what an outside base class (ImageFolder) stores from its arguments
