@@ -127,7 +127,15 @@ def thread_setting(model: "Model", func: Func, self_obj=None) -> Optional[Effect
 
 def uses_cv2(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
     """An OpenCV call that is not a thread setting (``cv2.imread(p)``, or ``imread(p)`` after
-    ``from cv2 import imread``)."""
+    ``from cv2 import imread``); memoised: a function runs in the workers of many loaders."""
+    memo = model.__dict__.setdefault("_uses_cv2", {})
+    key = (func, self_obj)
+    if key not in memo:
+        memo[key] = _uses_cv2(model, func, self_obj)
+    return memo[key]
+
+
+def _uses_cv2(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
     for ref, site, ctx in calls_of(model, func, self_obj):
         if type(site.func) not in (Attr, Name) or last_name(site.func) in CV2_THREAD_SETTINGS:
             continue
