@@ -69,6 +69,20 @@ def _within(inner: Span, outer: Span) -> bool:
     return (outer.row, outer.col) <= (inner.row, inner.col) and (inner.end_row, inner.end_col) <= (outer.end_row, outer.end_col)
 
 
+def per_function(effect):
+    """Memoise an effect of a function (with its instance and binding) per run: one function
+    runs in the workers of many loaders, and each rule asks for its effects again."""
+    def memoised(model: "Model", func: Func, *rest):
+        memo = model.__dict__.setdefault("_effects", {})
+        key = (effect, func, rest)
+        if key not in memo:
+            memo[key] = effect(model, func, *rest)
+        return memo[key]
+
+    memoised.__name__, memoised.__doc__ = effect.__name__, effect.__doc__
+    return memoised
+
+
 def callee_names(model: "Model", site: CallSite, ctx: Ctx):
     """Dotted names of the outside callables a call may call."""
     return [f.obj.qualname for f in model.resolver.eval(site.func, ctx) if isinstance(f.obj, Ext)]
@@ -79,6 +93,7 @@ def _text(model: "Model", ref: SiteRef, site: CallSite) -> str:
     return f"`{text}`" if len(text) <= 60 else f"`{text[:57]}...`"
 
 
+@per_function
 def cuda_work(model: "Model", func: Func, self_obj=None, bound=None) -> Optional[Effect]:
     for ref, site, ctx in calls_of(model, func, self_obj, bound):
         name = last_name(site.func)
@@ -107,6 +122,7 @@ def cuda_work(model: "Model", func: Func, self_obj=None, bound=None) -> Optional
     return None
 
 
+@per_function
 def thread_setting(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
     """``torch.set_num_threads(n)`` (and kin) with n > 1 (a constant, or a CPU count)."""
     for ref, site, ctx in calls_of(model, func, self_obj):
@@ -125,17 +141,10 @@ def thread_setting(model: "Model", func: Func, self_obj=None) -> Optional[Effect
     return None
 
 
+@per_function
 def uses_cv2(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
     """An OpenCV call that is not a thread setting (``cv2.imread(p)``, or ``imread(p)`` after
-    ``from cv2 import imread``); memoised: a function runs in the workers of many loaders."""
-    memo = model.__dict__.setdefault("_uses_cv2", {})
-    key = (func, self_obj)
-    if key not in memo:
-        memo[key] = _uses_cv2(model, func, self_obj)
-    return memo[key]
-
-
-def _uses_cv2(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
+    ``from cv2 import imread``)."""
     for ref, site, ctx in calls_of(model, func, self_obj):
         if type(site.func) not in (Attr, Name) or last_name(site.func) in CV2_THREAD_SETTINGS:
             continue
@@ -505,6 +514,7 @@ def process_start_kind(qualname: str) -> Optional[str]:
     return None
 
 
+@per_function
 def process_start(model: "Model", func: Func, self_obj=None) -> Optional[Effect]:
     """A call in ``func`` that starts child processes: a process pool, ``Process.start()``,
     ``torch.multiprocessing.spawn``, or a ``datasets`` map/filter told ``num_proc=n`` (n > 1)."""
