@@ -79,10 +79,11 @@ _OTHER_CANDIDATES = tuple(word for word in CANDIDATE_WORDS if word not in _GATED
 
 def tier(raw: bytes, extra_words=()) -> str:
     seed, gates = _seed_search(raw)
-    if seed or any(word in raw for word in extra_words):
-        if _in_code(raw, SEED_WORDS + tuple(extra_words)):
+    if seed is not None or any(word in raw for word in extra_words):
+        first = (seed,) if seed is not None else ()  # the word found: judged first, not searched again
+        if _in_code(raw, first + tuple(word for word in SEED_WORDS + tuple(extra_words) if word != seed)):
             return SEED
-        gates = set(_GATES)  # the seed words were all in its prose: every candidate word is searched
+        gates = {word for word in _GATED_CANDIDATES if word in raw}  # the search stopped at the seed word
     if calls_at_import(raw) or (_holds_candidate_word(raw, gates) and _in_code(raw, CANDIDATE_WORDS)):
         return CANDIDATE
     if _starts_line(_RESULT_AT_IMPORT, raw):
@@ -91,8 +92,7 @@ def tier(raw: bytes, extra_words=()) -> str:
 
 
 def _holds_candidate_word(raw: bytes, gates: Set[bytes]) -> bool:
-    return any(word in gates and word in raw for word in _GATED_CANDIDATES) or \
-        any(word in raw for word in _OTHER_CANDIDATES)
+    return any(word in gates for word in _GATED_CANDIDATES) or any(word in raw for word in _OTHER_CANDIDATES)
 
 
 def _in_code(raw: bytes, words: Sequence[bytes]) -> bool:
@@ -158,18 +158,19 @@ def _commented(raw: bytes, at: int) -> bool:
     return False
 
 
-def _seed_search(raw: bytes) -> Tuple[bool, Set[bytes]]:
-    """Whether ``raw`` holds a seed word, and (when it holds none) the gates it holds: each
-    search reads the whole file, and most files hold no seed word, so a gate's answer is
-    kept for the candidate words that are gates too (``oader``, ``ataset``, ``worker``)."""
+def _seed_search(raw: bytes) -> Tuple[Optional[bytes], Set[bytes]]:
+    """The first seed word ``raw`` holds (None: none), and (when it holds none) the gates it
+    holds: each search reads the whole file, and most files hold no seed word, so a gate's
+    answer is kept for the candidate words that are gates too (``oader``, ``ataset``,
+    ``worker``)."""
     found: Set[bytes] = set()
     for gate, members in _SEED_GROUPS:
         if gate in raw:
             found.add(gate)
             for word in members:
                 if word in raw:
-                    return True, found
-    return False, found
+                    return word, found
+    return None, found
 
 
 def calls_at_import(raw: bytes) -> bool:

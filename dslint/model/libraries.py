@@ -37,7 +37,7 @@ from .objects import (
     Top,
     join,
 )
-from ..analysis.values import Starred
+from ..analysis.values import Attr, Call, Starred
 from . import mmconfig
 
 if TYPE_CHECKING:
@@ -647,8 +647,6 @@ def installs_sampler(resolver: "Resolver", inst: Inst, spec: LoaderSpec) -> bool
 def _starred_iterables(resolver: "Resolver", value, ctx: Ctx) -> Results:
     """The iterables ``zip(*value)`` goes through: the items of ``value`` (``zip(*loaders)``), the
     values of a dict (``zip(*task_loaders.values())``)."""
-    from ..analysis.values import Attr, Call
-
     if type(value) is Call:
         site = resolver.project.call(SiteRef(ctx.module, value.index))
         if type(site.func) is Attr and site.func.name == "values" and not site.args:
