@@ -69,7 +69,8 @@ def _finding(model: Model, moves, pin) -> Finding:
     with the others as related locations, all of them fixed together."""
     move = moves[0]
     built = loaders.construction_step(model.resolver, move.loader, "the pinned loader is built here")
-    pin_step = next((s for f in pin for s in f.trail[:1]), None)
+    trail = next((f.trail for f in pin if f.trail), ())
+    pin_steps = trail[:1] + trail[-1:] if len(trail) > 1 else trail  # the argument, and where its value is set
     others = tuple(Step(other.module, other.site.span, f"`.{other.method}(...)` also copied here without `non_blocking`")
                    for other in moves[1:])
     rows = sorted({m.site.span.row for m in moves[1:]} - {move.site.span.row})
@@ -81,7 +82,7 @@ def _finding(model: Model, moves, pin) -> Finding:
         model, CODE, move.module, move.site.span,
         f"Batch from a `pin_memory=True` loader ({where(model, built, move.module)}) is copied with "
         f"{copies} without `non_blocking=True`, so the copy cannot overlap compute: add `non_blocking=True`",
-        (built, pin_step) + others + tuple(move.trail),
+        (built,) + pin_steps + others + tuple(move.trail),
         fixable=_fixable(move),
         **({"also": tuple((m.site.span.row, m.site.span.col, m.site.span.end_row, m.site.span.end_col)
                           for m in fixable)} if fixable else {}),

@@ -227,14 +227,24 @@ def _reseeded_by_worker_init(model: Model, loader, obj: Inst) -> Tuple[Set[str],
     """Attributes the loader's ``worker_init_fn`` reseeds or touches, also through methods of
     the dataset it calls by name (``info.dataset.reseed(seed)``), and those methods' names."""
     init = effects.worker_init(model, loader, obj)
+    wrapped = not _loader_dataset(model, loader, obj)
     attrs: Set[str] = set()
     for func in init.functions:
-        attrs |= effects.reseeded_attributes(model, func)
+        reseeded = effects.reseeded_attributes(model, func, wrapped=wrapped)
+        attrs |= reseeded
         function = model.function_summary(func)
-        attrs |= set(function.attr_loads) if function is not None else set()
+        if function is not None and (not wrapped or reseeded != effects.reseeded_attributes(model, func)):
+            attrs |= set(function.attr_loads)  # what it touches, unless it only sets things on the wrapper
     for method in init.methods.values():
         attrs |= effects.reseeded_attributes(model, method)
     return attrs, set(init.methods)
+
+
+def _loader_dataset(model: Model, loader, obj: Inst) -> bool:
+    """Whether ``obj`` is the loader's own dataset (what ``get_worker_info().dataset`` is in
+    its workers), not one a wrapper of it holds; True when the loader's dataset is not known."""
+    given = model.argument(loader, "dataset") if loader is not None else None
+    return not given or any(found.obj == obj or not isinstance(found.obj, Inst) for found in given)
 
 
 class _Held(NamedTuple):

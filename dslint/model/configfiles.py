@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Optional
 from ..analysis.summary import Span
 from ..analysis.values import Call
 from . import yamlconfig
-from .objects import Config, Ext, Found, Lit, Results, SiteRef, Step, Top, one
+from .objects import Cls, Config, Ext, Found, Inst, Lit, Results, SiteRef, Step, Top, one
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 NOTE = "config file value"  # a step's note: what ``externals.overridable`` recognises
 YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load"})
 HYDRA_MAIN = frozenset({"hydra.main", "hydra.main.main"})
+CONFIG_STORE = "hydra.core.config_store.ConfigStore"  # ``ConfigStore.instance().store``
 UNKNOWN_RESULT: Results = (Found(Top("config")),)
 
 
@@ -144,8 +145,28 @@ def hydra_config(resolver: "Resolver", module: str, function) -> Optional[Result
             return UNKNOWN_RESULT
         written = os.path.join(folder, name) if isinstance(folder, str) else name
         path = locate(resolver, module, written, ("",) if yamlconfig.is_yaml(written) else (".yaml",))
-        return one(Config(path)) if path is not None else UNKNOWN_RESULT
+        if path is not None:
+            return one(Config(path))
+        return _stored_config(resolver, name) or UNKNOWN_RESULT
     return None
+
+
+def _stored_config(resolver: "Resolver", name: str) -> Optional[Results]:
+    """The structured config a ``ConfigStore.instance().store(name=name, node=TrainConf)`` of
+    the project keeps for the primary config ``name`` (a dataclass: its defaults), when
+    there is no such file."""
+    parts = []
+    for ref in resolver.project.calls_named("store"):
+        site = resolver.project.call(ref)
+        ctx = resolver.context(ref.module, site.scope)
+        if not any(getattr(f.obj, "qualname", "").startswith(CONFIG_STORE) for f in resolver.eval(site.func, ctx)):
+            continue
+        if _literal(resolver.keyword_at(ref, ctx, "name", 0)) != name or any(key == "group" for key, _ in site.keywords):
+            continue
+        node = resolver.keyword_at(ref, ctx, "node", 1) or ()
+        step = Step(ref.module, site.span, f"the structured config hydra's ConfigStore keeps as `{name}`")
+        parts.extend(Found(Inst(f.obj) if type(f.obj) is Cls else f.obj, (step,) + f.trail) for f in node)
+    return tuple(parts) or None
 
 
 def _literal(results: Optional[Results]):

@@ -432,18 +432,44 @@ def _getattr_names(model: "Model", func: Func) -> Set[str]:
 RESEED_METHODS = frozenset({"seed", "manual_seed", "set_state", "setstate", "bit_generator"})
 
 
-def reseeded_attributes(model: "Model", func: Func, skip=frozenset()) -> Set[str]:
+def reseeded_attributes(model: "Model", func: Func, skip=frozenset(), wrapped: bool = False) -> Set[str]:
     """Attributes a function reassigns or reseeds (``self.rng = ...``, ``self.rng.seed(...)``,
     ``info.dataset.rng = ...``), but for the stores at the spans ``skip`` (a generator every
-    worker builds from the same seed is no reseeding)."""
+    worker builds from the same seed is no reseeding). ``wrapped``: the dataset asked about
+    is not the loader's own but one a wrapper holds (a ``random_split`` part's), so what a
+    ``worker_init_fn`` sets on ``get_worker_info().dataset`` itself lands on the wrapper."""
     summary = model.project.summary(func.module)
-    attrs = {s.attr for s in summary.stores if s.scope == func.qualname and s.span not in skip}
+    function = summary.functions.get(func.qualname) if wrapped else None
+    attrs = {s.attr for s in summary.stores if s.scope == func.qualname and s.span not in skip
+             and not (wrapped and _worker_dataset(s.target, function, summary))}
     for site in summary.calls:
         if site.scope == func.qualname and getattr(site.func, "name", None) in RESEED_METHODS:
             base = getattr(site.func, "base", None)
-            if hasattr(base, "name"):
+            if hasattr(base, "name") and not (wrapped and _worker_dataset(getattr(base, "base", None), function, summary)):
                 attrs.add(base.name)
     return attrs
+
+
+def _worker_dataset(value, function, summary) -> bool:
+    """Whether ``value`` is the worker's dataset object itself, ``info.dataset`` of ``info =
+    get_worker_info()`` or ``get_worker_info().dataset`` (through a local name bound to it once
+    or not), not something reached through it (``info.dataset.dataset``, ``.datasets[0]``)."""
+    value = _bound_once(value, function)
+    return (type(value) is Attr and value.name == "dataset"
+            and _is_worker_info(_bound_once(value.base, function), summary))
+
+
+def _bound_once(value, function):
+    """What a local name is bound to when it is bound once (else the value itself)."""
+    if type(value) is Name and function is not None:
+        bindings = function.bindings.get(value.id, ())
+        if len(bindings) == 1 and bindings[0].kind == "assign":
+            return bindings[0].value
+    return value
+
+
+def _is_worker_info(value, summary) -> bool:
+    return type(value) is Call and last_name(summary.calls[value.index].func) == "get_worker_info"
 
 
 def module_throttles(model: "Model", module: str) -> Dict[str, Effect]:

@@ -39,7 +39,7 @@ from ..analysis.values import (
     last_name,
     root_name,
 )
-from . import configfiles, externals
+from . import configfiles, externals, registrations
 from .objects import (
     TOP,
     UNKNOWN_RESULT,
@@ -210,6 +210,8 @@ class Resolver:
         self._star_memo: Dict[Tuple[str, str], bool] = {}
         self._instance_attributes: Dict[tuple, Results] = {}  # asked again for every read of the attribute
         self._methods: Dict[Tuple[Cls, str], Optional[Func]] = {}
+        self._registered: Optional["registrations.Registered"] = None
+        self._heirs: Optional[Dict[str, List[ClassSummary]]] = None  # base's last name → classes naming it
 
     # entry -----------------------------------------------------------------------------
     def context(self, module: str, scope: str = "") -> Ctx:
@@ -679,13 +681,16 @@ class Resolver:
         if function is not None:
             owner = self._method_owner(func.module, function)
             name = function.name
+            refs = []
             if owner is not None and function.name == "__init__":
                 klass = self.project.klass(owner.module, owner.qualname)
                 name = klass.name if klass is not None else ""
                 supers = self.super_inits(owner)
                 result.extend(supers[:MAX_CALLERS])
                 cut = len(supers) > MAX_CALLERS
-            refs = self.project.calls_named(name) if name else []
+                for heir in self._inheriting_names(name):  # ``SegTrainer(cfg)`` runs ``BaseTrainer.__init__``
+                    refs.extend(self.project.calls_named(heir))
+            refs = self.project.calls_named(name) + refs if name else refs
             if len(refs) > MAX_CANDIDATES:
                 cut = True
             elif not cut:
@@ -701,6 +706,33 @@ class Resolver:
         if cut:
             self._callers_cut.add(func)
         return found
+
+    def _inheriting_names(self, name: str) -> List[str]:
+        """Names of the project classes that may inherit ``__init__`` from a class named
+        ``name``: those whose bases name it (by their last name), and theirs in turn, up to a
+        class that defines its own ``__init__`` (its constructions run that one; a base it
+        calls through ``super().__init__`` is found by ``super_inits``). Which of their
+        constructions really reach the ``__init__`` asked about is decided by ``_calls``."""
+        if self._heirs is None:
+            self._heirs = {}
+            for info in self.project.eager_modules():
+                for klass in info.summary.classes.values():
+                    for base in klass.bases:
+                        named = last_name(base)
+                        if named:
+                            self._heirs.setdefault(named, []).append(klass)
+        out: List[str] = []
+        frontier = [name]
+        for _ in range(MAX_CALL_DEPTH):
+            following = []
+            for base in frontier:
+                for klass in self._heirs.get(base, ()):
+                    if klass.name not in out and klass.name != name:
+                        out.append(klass.name)
+                        if "__init__" not in klass.methods:
+                            following.append(klass.name)
+            frontier = following
+        return out
 
     def _calls(self, ref: SiteRef, func: Func, owner: Optional[Cls], function: FunctionSummary):
         """False when the call at ``ref`` does not call ``func``; else the bound instance (or None)."""
@@ -1277,6 +1309,8 @@ class Resolver:
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
                 if obj.kind == "dict":
                     got = self.dict_item(obj, key.value) if key is not None else None
+                    if got is None and self.is_registry(obj):
+                        got = UNKNOWN_RESULT  # a registry read under a key not known: what a config names
                     parts.append(got if got is not None else self.container_values(obj))
                 elif value.key == SLICE:
                     parts.append((found,))  # ``batches[rank::world]``: a part of the same list, not an item
@@ -1338,6 +1372,17 @@ class Resolver:
                 return join([found] + stored)
         return join(stored) if stored else None
 
+    def registered(self) -> "registrations.Registered":
+        """What decorators put in the project's registries (``dslint.model.registrations``), once per run."""
+        if self._registered is None:
+            self._registered = registrations.Registered({}, set())  # recursion guard: lookups made while indexing
+            self._registered = registrations.registered(self)
+        return self._registered
+
+    def is_registry(self, container: Container) -> bool:
+        """Whether decorators register definitions in this dict (``registrations``)."""
+        return id(container.value) in self.registered().entries.get(container.ctx.module, {})
+
     def item_stores(self, container: Container) -> List[Tuple[object, Results]]:
         """(key, value) of ``x[key] = value`` statements of the container's module whose ``x`` is
         this display (``loaders = {}`` ... ``loaders["train"] = DataLoader(...)``, also through
@@ -1350,11 +1395,17 @@ class Resolver:
 
     def _index_item_stores(self, module: str) -> Dict[int, list]:
         summary = self.project.summary(module)
-        stores = [s for s in summary.stores if s.attr == "[]" and s.kind == "assign"] if summary is not None else []
+        stores = [(n, s) for n, s in enumerate(summary.stores) if s.attr == "[]" and s.kind == "assign"] \
+            if summary is not None else []
         out: Dict[int, list] = {}
         if len(stores) > MAX_ITEM_STORES:
             return out  # numeric code: too many to evaluate, dict registries are not followed there
-        for store in stores:
+        registered = self.registered()
+        for display, entries in registered.entries.get(module, {}).items():
+            out.setdefault(display, []).extend(entries)
+        for number, store in stores:
+            if (module, number) in registered.replaced:
+                continue  # a decorator's ``REGISTRY[name] = cls``: its registrations stand for it
             ctx = self.context(module, store.scope)
             for found in self.eval(store.target, ctx):
                 if isinstance(found.obj, Container) and isinstance(found.obj.value, DictDisplay):
