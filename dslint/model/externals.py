@@ -666,6 +666,8 @@ def dict_get(resolver: "Resolver", container: Container, ref: SiteRef, ctx: Ctx)
     found = resolver.dict_item(container, keys[0].obj.value)
     if found is not None:
         return found
+    if resolver.is_registry(container):
+        return UNKNOWN_RESULT  # a key no registration read here makes: what a module not read may register
     return _arg(resolver, ref, ctx, 1) or one(Lit(None))
 
 

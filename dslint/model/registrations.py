@@ -8,15 +8,19 @@ under an unknown key. Read at each decorated definition (a *registration*), it p
 class under the key the decorator was given there, and the registry's dict (a module's
 ``STREAMS = {}``, or the ``self._obj_map = {}`` of the registry object whose method made the
 decorator) holds every registered class under its own key. So a lookup ``STREAMS[cfg.stream]``,
-``registry.get(name)`` or ``TRAINERS["ddp"](cfg)`` finds the class registered under that key,
-and one under a key that is not known finds every class registered there.
+``registry.get(name)`` or ``TRAINERS["ddp"](cfg)`` finds the class registered under that key.
+A key that is not known (a config file's, a command line's), or that no registration read
+here makes, stays unknown (``Resolver.is_registry``): a registry is open to modules the
+run did not read.
 
 Followed: the decorated definitions of the modules summarised up front (where datasets,
 loaders and trainers are), decorators used with or without a call, keys given to the
 decorator (positionally, by keyword, or its default), a literal, or the definition's
-``__name__`` (``key = name or cls.__name__``). Not followed: a store made by another
-function the decorator calls (MMEngine's ``_register_module``: its configs are read by
-``mmconfig``), a registry filled by explicit calls (``REGISTRY.register(Cls)``).
+``__name__`` (``key = name or cls.__name__``), also when the decorator hands the class and
+its key to a method of the registry that stores them (``self._do_register(name, cls)``,
+detectron2's). Not followed: a key the store computes further (MMEngine's
+``_register_module`` loops over a list of names: its configs are read by ``mmconfig``), a
+registry filled by explicit calls (``REGISTRY.register(Cls)``).
 """
 
 from __future__ import annotations
@@ -109,19 +113,76 @@ def _returned_functions(resolver: "Resolver", module: str, factory: FunctionSumm
 
 def _stores(resolver: "Resolver", module: str, decorator: FunctionSummary, factory: Optional[FunctionSummary],
             outer: Optional[Ctx], definition) -> Iterator[tuple]:
-    """``X[key] = <the decorated>`` statements of the decorator function."""
+    """``X[key] = <the decorated>`` statements of the decorator function, or of the method it
+    hands the decorated to (``self._do_register(name, cls)``, detectron2's registry)."""
     if not decorator.params:
         return
     param = decorator.params[0].name
     summary = resolver.project.summary(module)
-    for index, store in enumerate(summary.stores if summary is not None else ()):
-        if (store.scope != decorator.qualname or store.attr != "[]" or store.kind != "assign"
-                or type(store.value) is not Name or store.value.id != param):
-            continue
+    receiver = outer.self_obj if outer is not None else None
+    owner = factory.params[0].name if factory is not None and factory.params and receiver is not None else None
+    for index, store in _stores_of(summary, decorator.qualname, param):
         key = _key(resolver, store.key, decorator, param, outer, definition, MAX_KEY_STEPS)
-        displays = _containers(resolver, module, store, decorator, factory, outer)
+        displays = _containers(resolver, module, store, decorator, owner, receiver, outer)
         if displays:
             yield module, index, None if key is _UNKNOWN else key, displays
+    if owner is None or owner in decorator.bindings:
+        return
+    for site in summary.calls if summary is not None else ():
+        func = site.func
+        if (site.scope != decorator.qualname or type(func) is not Attr or type(func.base) is not Name
+                or func.base.id != owner):
+            continue
+        method = resolver.method(receiver.cls, func.name) if isinstance(receiver.cls, Cls) else None
+        helper = resolver.project.function(method.module, method.qualname) if method is not None else None
+        given = _passed(site, helper, param) if helper is not None else None
+        if given is None:
+            continue
+        held, key_value = given
+        helper_summary = resolver.project.summary(method.module)
+        for index, store in _stores_of(helper_summary, helper.qualname, held):
+            passed = key_value(store.key)
+            key = _key(resolver, passed, decorator, param, outer, definition, MAX_KEY_STEPS) \
+                if passed is not None else _UNKNOWN
+            displays = _containers(resolver, method.module, store, helper, helper.params[0].name, receiver, outer)
+            if displays:
+                yield method.module, index, None if key is _UNKNOWN else key, displays
+
+
+def _stores_of(summary, scope: str, held: str) -> Iterator[Tuple[int, AttrStore]]:
+    """(index, store) of the ``X[key] = <held>`` statements made in ``scope``."""
+    for index, store in enumerate(summary.stores if summary is not None else ()):
+        if (store.scope == scope and store.attr == "[]" and store.kind == "assign"
+                and type(store.value) is Name and store.value.id == held):
+            yield index, store
+
+
+def _passed(site, helper: FunctionSummary, param: str):
+    """When the call ``self.helper(...)`` hands the decorated (``param``) to ``helper``: the
+    helper's parameter that receives it, and a function giving, for a key the helper stores
+    under (its own parameter), the expression the call passes for it (None: not known)."""
+    params = [p for p in helper.params[1:] if p.kind in ("pos", "posonly", "kwonly")]
+    passed = {}
+    for position, arg in enumerate(site.args):
+        if position < len(params) and params[position].kind != "kwonly":
+            passed[params[position].name] = arg
+    for name, arg in site.keywords:
+        if name is not None:
+            passed[name] = arg
+    held = next((name for name, arg in passed.items() if type(arg) is Name and arg.id == param), None)
+    if held is None:
+        return None
+
+    names = {p.name for p in params}
+
+    def key_value(key):
+        if type(key) is Const:
+            return key
+        if type(key) is Name and key.id in names and len(helper.bindings.get(key.id, ())) <= 1:
+            return passed.get(key.id)  # the parameter as the call gives it (not set again in the helper)
+        return None
+
+    return held, key_value
 
 
 def _key(resolver: "Resolver", value, decorator: FunctionSummary, param: str, outer: Optional[Ctx], definition,
@@ -152,15 +213,15 @@ def _key(resolver: "Resolver", value, decorator: FunctionSummary, param: str, ou
     return _UNKNOWN
 
 
-def _containers(resolver: "Resolver", module: str, store: AttrStore, decorator: FunctionSummary,
-                factory: Optional[FunctionSummary], outer: Optional[Ctx]) -> List[Container]:
-    """The dicts a store puts into: a module's ``STREAMS``, or ``self._obj_map`` of the
-    registry object whose method made the decorator."""
+def _containers(resolver: "Resolver", module: str, store: AttrStore, function: FunctionSummary,
+                owner: Optional[str], receiver, outer: Optional[Ctx]) -> List[Container]:
+    """The dicts a store of ``function`` puts into: a module's ``STREAMS``, or ``self._obj_map``
+    of the registry object (``receiver``, named ``owner`` there) whose method made the decorator."""
     target = store.target
-    if (type(target) is Attr and type(target.base) is Name and outer is not None and outer.self_obj is not None
-            and factory is not None and factory.params and target.base.id == factory.params[0].name
-            and target.base.id not in decorator.bindings):
-        results: Results = resolver.attribute(Found(outer.self_obj), target.name, outer)
+    if (type(target) is Attr and type(target.base) is Name and owner is not None and receiver is not None
+            and target.base.id == owner and (owner not in function.bindings or function.params[:1]
+                                             and function.params[0].name == owner)):
+        results: Results = resolver.attribute(Found(receiver), target.name, outer)
     else:
-        results = resolver.eval(target, resolver.context(module, decorator.qualname))
+        results = resolver.eval(target, resolver.context(module, function.qualname))
     return [f.obj for f in results if type(f.obj) is Container and type(f.obj.value) is DictDisplay]
