@@ -225,15 +225,17 @@ def _report(model: Model, dataset: Inst, cls: Cls, handle: Handle, function, rep
     read = [part.attr for part in handle.parts if part.attr != attr]
     parts = f" (the workers read its part{'s' if len(read) > 1 else ''} {_listed(read)})" if read and kind == "handle" else \
         f" and {_listed(read)}" if read else ""
-    what = f"`{short}(...)` opened in {opener} as `self.{attr}`{parts}" if kind == "handle" else \
-        f"`self.{attr}`, holding `{short}(...)` handles opened in {opener}," if kind == "collection" else \
-        f"`self.{attr}`{parts}, part of a `{short}(...)` opened in {opener},"
+    arrived = _arrival(model, dataset, cls, method, store)
+    verb = "handed to" if arrived else "opened in"  # opened elsewhere (``setup()``) and passed in: shown below
+    what = f"`{short}(...)` {verb} {opener} as `self.{attr}`{parts}" if kind == "handle" else \
+        f"`self.{attr}`, holding `{short}(...)` handles {verb} {opener}," if kind == "collection" else \
+        f"`self.{attr}`{parts}, part of a `{short}(...)` {verb} {opener},"
     remedy = "read the length once in `__init__` (in a `with` block) and open the handle only in `__getitem__`" \
         if where == "__len__" else \
         "let only the workers open it: read what `__init__` needs through a handle closed there (a `with` block)" \
         if store.none_guarded else "keep the path and open it lazily in the worker, on first use in `__getitem__`"
     steps = tuple(Step(cls.module, part.store.span, f"`self.{part.attr}`, read by the workers")
-                  for part in handle.parts if part.store.span != store.span)
+                  for part in handle.parts if part.store.span != store.span) + tuple(reversed(arrived))
     yield finding(
         model, CODE, cls.module, store.span,
         f"{what} is shared by every DataLoader worker (one file offset / decoder state): {remedy}",
@@ -245,6 +247,17 @@ def _report(model: Model, dataset: Inst, cls: Cls, handle: Handle, function, rep
     )
     for part in handle.parts:
         reported.add((cls.module, part.store.span))
+
+
+def _arrival(model: Model, dataset: Inst, cls: Cls, method, store) -> Tuple[Step, ...]:
+    """How the handle the store keeps reached the method, when it was opened elsewhere and
+    passed in (``PatchDataset(self.h5, ...)`` in a data module's ``setup()``): the steps of
+    its answer, which end where it was opened; empty when the method opens it itself."""
+    ctx = model.resolver.method_ctx(dataset, cls.module, method)
+    for found in model.resolver.eval(store.value, ctx):
+        if found.trail and handle_of(model, (found,)) is not None:
+            return tuple(step for step in found.trail if step.module != cls.module or step.span != store.span)
+    return ()
 
 
 def _listed(attrs: List[str]) -> str:
