@@ -33,7 +33,8 @@ def _persistent(model: Model, loader) -> Optional[Tuple[Step, ...]]:
     or None unless ``persistent_workers`` is known true and workers may run."""
     persistent = model.argument(loader, "persistent_workers")
     if persistent is None or truthiness(persistent) != "true" or not model.workers(loader).processes:
-        return None
+        kept = loaders.kept_iterator(model.resolver, loader) if model.workers(loader).processes else None
+        return (kept,) if kept is not None else None
     given = loaders.argument_source(model.resolver, loader, "persistent_workers")
     kept = Step(given.site.module, given.span, "workers kept across epochs") if given else \
         loaders.construction_step(model.resolver, loader, "the loader, with persistent workers")
@@ -106,12 +107,14 @@ def _reloads_dataloaders(model: Model) -> bool:
 
 def _finding(model: Model, change, span: Span, kept, when: str, steps) -> Finding:
     name = model.project.klass(change.obj.cls.module, change.obj.cls.qualname).name
+    remedy = "start a new iterator after the change" if kept[0].note.startswith("one iterator") \
+        else "drop `persistent_workers`"
     return finding(
         model, CODE, change.module, span,
         f"`{_short(source(model, change.module, span))}` changes `{name}.{change.attr}` {when} but the "
         f"DataLoader's workers are persistent ({where(model, kept[0], change.module)}): each keeps the copy it "
         f"got in the first epoch and never sees the change; pass the value through the sampler or shared "
-        f"memory, or drop `persistent_workers`",
+        f"memory, or {remedy}",
         kept + change.trail + (model.construction(change.obj, f"the `{name}` each worker copied"),) + steps,
     )
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Iterator, Set
 
-from ..analysis.values import Call, Name, last_name
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.objects import Cls, Step
+from ..model.objects import Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -32,7 +31,7 @@ def check(model: Model) -> Iterator[Finding]:
         if spec is None or spec.persistent_auto or model.argument(loader, "persistent_workers") is not None:
             continue
         workers = model.workers(loader)
-        if not workers.positive or workers.threads or _keeps_its_iterator(model, base):
+        if not workers.positive or workers.threads or loaders.kept_iterator(model.resolver, base):
             continue
         epoch = model.epoch_loop(iteration, same_loader=True)
         if epoch is None or epoch.loop is None:
@@ -50,20 +49,3 @@ def check(model: Model) -> Iterator[Finding]:
         )
 
 
-def _keeps_its_iterator(model: Model, loader) -> bool:
-    """A project ``DataLoader`` subclass that keeps one iterator of the library loader on the
-    object (timm's ``MultiEpochsDataLoader``: ``self.iterator = super().__iter__()`` over a
-    repeating sampler, in ``__init__`` or on the first ``__iter__``): its workers live across
-    epochs."""
-    cls = getattr(loader, "cls", None)
-    if not isinstance(cls, Cls):
-        return False
-    summary = model.project.summary(cls.module)
-    for stores in model.resolver.self_stores(cls).values():
-        for function, store in stores:
-            if type(store.value) is not Call:
-                continue
-            func = summary.calls[store.value.index].func
-            if last_name(func) == "__iter__" or (function.name == "__iter__" and type(func) is Name and func.id == "iter"):
-                return True
-    return False

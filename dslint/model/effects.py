@@ -654,6 +654,11 @@ def _started(model: "Model", kind, main_calls) -> Optional[Tuple[str, Optional[S
     return f"a thread running `{target}` (a loop)", start[2]
 
 
+# Library methods that run until something else stops them: an asyncio event loop's, a
+# socketserver's (``http.server``, ``xmlrpc``).
+ENDLESS_METHODS = frozenset({"run_forever", "serve_forever"})
+
+
 def _thread_target(model: "Model", obj: Inst) -> Optional[str]:
     """The name of a thread's target (its ``run`` for a subclass) when that function loops
     (``while``), or goes through the object's own data (``for item in self.samples:``, also
@@ -667,6 +672,10 @@ def _thread_target(model: "Model", obj: Inst) -> Optional[str]:
         found = model.resolver.keyword_at(obj.site, obj.ctx, "target", 1) or ()
         funcs = [f.obj if isinstance(f.obj, Func) else f.obj.func for f in found
                  if isinstance(f.obj, Func) or isinstance(getattr(f.obj, "func", None), Func)]
+        endless = next((f.obj.qualname for f in found if isinstance(f.obj, Ext)
+                        and f.obj.qualname.rpartition(".")[2] in ENDLESS_METHODS), None)
+        if endless is not None:  # ``target=self._loop.run_forever``: an event loop, a server
+            return endless.rpartition(".")[2]
     for func in funcs:
         summary = model.project.summary(func.module)
         function = model.function_summary(func)

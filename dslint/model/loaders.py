@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
-from ..analysis.values import Attr, Call, Const, DictDisplay, Item, Name, Starred, same_value
+from ..analysis.values import Attr, Call, Const, DictDisplay, Item, Name, Starred, last_name, same_value
 from . import configfiles, mmconfig
 from .externals import overridable, truthiness
 from .libraries import DATALOADER_POSITIONAL, TRAINERS, matches
@@ -345,6 +345,27 @@ def uses_threads(resolver: "Resolver", loader) -> bool:
         return True
     given = loader_argument(resolver, base, spec.thread_workers)
     return given is not None and truthiness(given) == "true"
+
+
+def kept_iterator(resolver: "Resolver", loader) -> Optional[Step]:
+    """Where a project ``DataLoader`` subclass keeps one iterator of the library loader on the
+    object, when it does (YOLOv5's ``InfiniteDataLoader`` and timm's ``MultiEpochsDataLoader``:
+    ``self.iterator = super().__iter__()`` over a repeating sampler, in ``__init__`` or on the
+    first ``__iter__``): its workers start once and live across epochs, as with
+    ``persistent_workers=True``."""
+    base = base_loader(loader)
+    cls = base.cls if base is not None else None
+    if not isinstance(cls, Cls):
+        return None
+    summary = resolver.project.summary(cls.module)
+    for stores in resolver.self_stores(cls).values():
+        for function, store in stores:
+            if type(store.value) is not Call:
+                continue
+            func = summary.calls[store.value.index].func
+            if last_name(func) == "__iter__" or (function.name == "__iter__" and type(func) is Name and func.id == "iter"):
+                return Step(cls.module, store.span, "one iterator, and its workers, kept for every epoch")
+    return None
 
 
 def construction_step(resolver: "Resolver", loader, note: str = "the loader is built here") -> Optional[Step]:
