@@ -79,6 +79,7 @@ MAX_ITEM_STORES = 200  # ``x[k] = v`` statements of a module evaluated to find d
 MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the callers are not all known
 MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
 MAX_EVAL_DEPTH = 70  # nested evaluations
+MAX_INHERITANCE = 4  # subclass levels between a base's ``__init__`` and a construction that runs it
 BUILTIN_NAMES = frozenset(dir(builtins))
 STATIC_DECORATORS = frozenset({"staticmethod"})
 CLASS_DECORATORS = frozenset({"classmethod"})
@@ -723,7 +724,7 @@ class Resolver:
                             self._heirs.setdefault(named, []).append(klass)
         out: List[str] = []
         frontier = [name]
-        for _ in range(MAX_CALL_DEPTH):
+        for _ in range(MAX_INHERITANCE):
             following = []
             for base in frontier:
                 for klass in self._heirs.get(base, ()):
@@ -1376,7 +1377,10 @@ class Resolver:
         """What decorators put in the project's registries (``dslint.model.registrations``), once per run."""
         if self._registered is None:
             self._registered = registrations.Registered({}, set())  # recursion guard: lookups made while indexing
+            indexed = set(self._item_stores)
             self._registered = registrations.registered(self)
+            for module in set(self._item_stores) - indexed:
+                del self._item_stores[module]  # indexed without the registrations: again when next asked
         return self._registered
 
     def is_registry(self, container: Container) -> bool:
