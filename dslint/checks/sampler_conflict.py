@@ -11,7 +11,7 @@ from typing import Iterator, Optional
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Lit, Top
+from ..model.objects import Lit, Step, Top
 from ..model.queries import Model
 from .base import finding, source
 
@@ -74,10 +74,23 @@ def check(model: Model) -> Iterator[Finding]:
             module = shuffle.site.module
             written = source(model, module, shuffle.span)
             written = written if "shuffle" in written or written.startswith("**") else f"shuffle={written}"  # by position
+            met = _meeting(model, loader, shuffle)
+            where_ = met if met is not None else shuffle
             yield finding(
-                model, CODE, module, shuffle.span,
+                model, CODE, where_.site.module, where_.span,
                 f"`{written}` with a `sampler` raises `ValueError: sampler option is "
                 f"mutually exclusive with shuffle`: drop it (the sampler decides the order) or use "
                 f"`shuffle=(sampler is None)`",
-                (loaders.construction_step(model.resolver, loader),),
+                ((Step(module, shuffle.span, "`shuffle` is given here"),) if met is not None else ())
+                + (loaders.construction_step(model.resolver, loader),),
             )
+
+
+def _meeting(model: Model, loader, shuffle):
+    """Where the sampler is given, when ``shuffle`` is written in another call (a config dict
+    splatted into the loader, a ``functools.partial`` binding it before): the call that brings
+    the two together, which raises. None when one call gives both."""
+    given = loaders.argument_source(model.resolver, loader, "sampler")
+    if given is None or given.site == shuffle.site:
+        return None
+    return given
