@@ -16,9 +16,10 @@ run did not read.
 Followed: the decorated definitions of the modules summarised up front (where datasets,
 loaders and trainers are), decorators used with or without a call, keys given to the
 decorator (positionally, by keyword, or its default), a literal, or the definition's
-``__name__`` (``key = name or cls.__name__``), also when the decorator hands the class and
-its key to a method of the registry that stores them (``self._do_register(name, cls)``,
-detectron2's). Not followed: a key the store computes further (MMEngine's
+``__name__`` (``key = name or cls.__name__``, ``cls.__name__.lower()``) or a class attribute
+it sets (``REGISTRY[cls.NAME] = cls``), also when the decorator hands the class and its key to
+a method of the registry that stores them (``self._do_register(name, cls)``, detectron2's),
+and the subclasses a base's ``__init_subclass__`` registers as they are defined. Not followed: a key the store computes further (MMEngine's
 ``_register_module`` loops over a list of names: its configs are read by ``mmconfig``), a
 registry filled by explicit calls (``REGISTRY.register(Cls)``).
 """
@@ -49,19 +50,25 @@ def registered(resolver: "Resolver") -> Registered:
     """Every registration made by a decorated definition of the modules summarised up front."""
     entries: Dict[str, Dict[int, List[Tuple[object, Results]]]] = {}
     replaced: Set[Tuple[str, int]] = set()
+
+    def add(module: str, definition, made) -> None:
+        value = (Cls if isinstance(definition, ClassSummary) else Func)(module, definition.qualname)
+        found = (Found(value, (Step(module, definition.span, "registered here"),)),)
+        for store_module, index, key, displays in made:
+            for container in displays:
+                entries.setdefault(container.ctx.module, {}).setdefault(id(container.value), []).append((key, found))
+            replaced.add((store_module, index))
+
     for info in resolver.project.eager_modules():
         summary = info.summary
         for definition in [*summary.classes.values(), *summary.functions.values()]:
-            if not definition.decorators:
-                continue
-            value = (Cls if isinstance(definition, ClassSummary) else Func)(info.key, definition.qualname)
-            found = (Found(value, (Step(info.key, definition.span, "registered here"),)),)
             for decorator in definition.decorators:
-                for module, index, key, displays in _applications(resolver, info.key, definition, decorator):
-                    for container in displays:
-                        entries.setdefault(container.ctx.module, {}).setdefault(id(container.value), []).append(
-                            (key, found))
-                    replaced.add((module, index))
+                add(info.key, definition, _applications(resolver, info.key, definition, decorator))
+            if isinstance(definition, ClassSummary) and "__init_subclass__" in definition.methods:
+                hook = summary.functions.get(f"{definition.qualname}.__init_subclass__")
+                for sub in resolver.subclasses(Cls(info.key, definition.qualname)) if hook is not None else ():
+                    subclass = resolver.project.klass(sub.module, sub.qualname)
+                    add(sub.module, subclass, _stores(resolver, info.key, hook, None, None, subclass))
     return Registered(entries, replaced)
 
 
@@ -122,7 +129,7 @@ def _stores(resolver: "Resolver", module: str, decorator: FunctionSummary, facto
     receiver = outer.self_obj if outer is not None else None
     owner = factory.params[0].name if factory is not None and factory.params and receiver is not None else None
     for index, store in _stores_of(summary, decorator.qualname, param):
-        key = _key(resolver, store.key, decorator, param, outer, definition, MAX_KEY_STEPS)
+        key = _key(resolver, module, store.key, decorator, param, outer, definition, MAX_KEY_STEPS)
         displays = _containers(resolver, module, store, decorator, owner, receiver, outer)
         if displays:
             yield module, index, None if key is _UNKNOWN else key, displays
@@ -142,7 +149,7 @@ def _stores(resolver: "Resolver", module: str, decorator: FunctionSummary, facto
         helper_summary = resolver.project.summary(method.module)
         for index, store in _stores_of(helper_summary, helper.qualname, held):
             passed = key_value(store.key)
-            key = _key(resolver, passed, decorator, param, outer, definition, MAX_KEY_STEPS) \
+            key = _key(resolver, module, passed, decorator, param, outer, definition, MAX_KEY_STEPS) \
                 if passed is not None else _UNKNOWN
             displays = _containers(resolver, method.module, store, helper, helper.params[0].name, receiver, outer)
             if displays:
@@ -185,17 +192,27 @@ def _passed(site, helper: FunctionSummary, param: str):
     return held, key_value
 
 
-def _key(resolver: "Resolver", value, decorator: FunctionSummary, param: str, outer: Optional[Ctx], definition,
-         steps: int):
-    """The key a store is made under for ``definition`` (``_UNKNOWN``: not a literal)."""
+def _key(resolver: "Resolver", module: str, value, decorator: FunctionSummary, param: str, outer: Optional[Ctx],
+         definition, steps: int):
+    """The key a store is made under for ``definition`` (``_UNKNOWN``: not a literal); ``value``
+    is written in ``decorator``, a function of ``module``."""
     kind = type(value)
     if kind is Const:
         return value.value if isinstance(value.value, (str, int)) else _UNKNOWN
-    if kind is Attr and value.name == "__name__" and type(value.base) is Name and value.base.id == param:
-        return definition.name
+    if kind is Attr and type(value.base) is Name and value.base.id == param:
+        if value.name == "__name__":
+            return definition.name
+        return _class_constant(definition, value.name)  # ``REGISTRY[cls.NAME] = cls``
+    if kind is Call and steps > 0:  # ``cls.__name__.lower()``
+        site = resolver.project.summary(module).calls[value.index]
+        func = site.func
+        if type(func) is Attr and func.name in CASE_METHODS and not site.args and not site.keywords:
+            found = _key(resolver, module, func.base, decorator, param, outer, definition, steps - 1)
+            return getattr(found, func.name)() if isinstance(found, str) else _UNKNOWN
+        return _UNKNOWN
     if kind is Op and value.op == "or" and steps > 0:  # ``name or cls.__name__``
         for operand in value.args:
-            found = _key(resolver, operand, decorator, param, outer, definition, steps - 1)
+            found = _key(resolver, module, operand, decorator, param, outer, definition, steps - 1)
             if found is _UNKNOWN or found:
                 return found
         return _UNKNOWN
@@ -203,13 +220,25 @@ def _key(resolver: "Resolver", value, decorator: FunctionSummary, param: str, ou
         local = decorator.bindings.get(value.id)
         if local:
             if len(local) == 1 and local[0].kind == "assign":
-                return _key(resolver, local[0].value, decorator, param, outer, definition, steps - 1)
+                return _key(resolver, module, local[0].value, decorator, param, outer, definition, steps - 1)
             return _UNKNOWN
         if outer is not None:  # the factory's parameter, as this decorator call binds it
             results = resolver.name(value.id, outer, FAR)
             if len(results) == 1 and type(results[0].obj) is Lit:
                 literal = results[0].obj.value
                 return literal if literal is None or isinstance(literal, (str, int)) else _UNKNOWN
+    return _UNKNOWN
+
+
+CASE_METHODS = frozenset({"lower", "upper"})
+
+
+def _class_constant(definition, name: str):
+    """A string or int class attribute the registered class sets itself (``NAME = "jsonl"``)."""
+    bindings = definition.bindings.get(name, ()) if isinstance(definition, ClassSummary) else ()
+    if len(bindings) == 1 and bindings[0].kind == "assign" and type(bindings[0].value) is Const \
+            and isinstance(bindings[0].value.value, (str, int)):
+        return bindings[0].value.value
     return _UNKNOWN
 
 

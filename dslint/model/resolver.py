@@ -85,6 +85,7 @@ STATIC_DECORATORS = frozenset({"staticmethod"})
 CLASS_DECORATORS = frozenset({"classmethod"})
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "functools.cached_property"})
 CACHED_PROPERTY_DECORATORS = frozenset({"cached_property", "functools.cached_property"})
+ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abc.abstractmethod"})
 _new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``__new__`` (the same object)
 
 
@@ -200,7 +201,7 @@ class Resolver:
         self._stores: Dict[Tuple[str, str], Dict[str, list]] = {}
         self._mro: Dict[Obj, Tuple[Obj, ...]] = {}
         self._iterating: Set[Obj] = set()
-        self._duck: Dict[str, Results] = {}
+        self._duck: Dict[object, Results] = {}
         self._stores_by_attr = None
         self._imports: Dict[Tuple[Imported, str], Results] = {}
         self._decorations: Dict[Tuple[int, int], bool] = {}
@@ -212,7 +213,9 @@ class Resolver:
         self._instance_attributes: Dict[tuple, Results] = {}  # asked again for every read of the attribute
         self._methods: Dict[Tuple[Cls, str], Optional[Func]] = {}
         self._registered: Optional["registrations.Registered"] = None
-        self._heirs: Optional[Dict[str, List[ClassSummary]]] = None  # base's last name → classes naming it
+        self._heirs: Optional[Dict[str, List[Tuple[str, ClassSummary]]]] = None  # base's last name → (module, class)
+        self._subclasses: Dict[Cls, List[Cls]] = {}
+        self._overrides_of: Dict[Tuple[Func, Cls], Optional[List[Tuple[Cls, Func]]]] = {}
 
     # entry -----------------------------------------------------------------------------
     def context(self, module: str, scope: str = "") -> Ctx:
@@ -714,6 +717,22 @@ class Resolver:
         class that defines its own ``__init__`` (its constructions run that one; a base it
         calls through ``super().__init__`` is found by ``super_inits``). Which of their
         constructions really reach the ``__init__`` asked about is decided by ``_calls``."""
+        out: List[str] = []
+        frontier = [name]
+        for _ in range(MAX_INHERITANCE):
+            following = []
+            for base in frontier:
+                for _, klass in self._heirs_named(base):
+                    if klass.name not in out and klass.name != name:
+                        out.append(klass.name)
+                        if "__init__" not in klass.methods:
+                            following.append(klass.name)
+            frontier = following
+        return out
+
+    def _heirs_named(self, name: str) -> List[Tuple[str, ClassSummary]]:
+        """(module, class) of the classes of the modules summarised up front whose bases are
+        written with the last name ``name`` (indexed once per run)."""
         if self._heirs is None:
             self._heirs = {}
             for info in self.project.eager_modules():
@@ -721,19 +740,54 @@ class Resolver:
                     for base in klass.bases:
                         named = last_name(base)
                         if named:
-                            self._heirs.setdefault(named, []).append(klass)
-        out: List[str] = []
-        frontier = [name]
-        for _ in range(MAX_INHERITANCE):
+                            self._heirs.setdefault(named, []).append((info.key, klass))
+        return self._heirs.get(name, [])
+
+    def subclasses(self, cls: Cls) -> List[Cls]:
+        """The classes of the modules summarised up front that derive from ``cls``, at any
+        depth: found by the names their bases are written with, checked on their method
+        resolution order."""
+        found = self._subclasses.get(cls)
+        if found is not None:
+            return found
+        self._subclasses[cls] = []  # recursion guard
+        klass = self.project.klass(cls.module, cls.qualname)
+        out: List[Cls] = []
+        seen: Set[Tuple[str, str]] = set()
+        frontier = [klass.name] if klass is not None else []
+        while frontier:
             following = []
-            for base in frontier:
-                for klass in self._heirs.get(base, ()):
-                    if klass.name not in out and klass.name != name:
-                        out.append(klass.name)
-                        if "__init__" not in klass.methods:
-                            following.append(klass.name)
+            for written in frontier:
+                for module, heir in self._heirs_named(written):
+                    if (module, heir.qualname) in seen:
+                        continue
+                    seen.add((module, heir.qualname))
+                    following.append(heir.name)
+                    candidate = Cls(module, heir.qualname)
+                    if cls in self.mro(candidate):
+                        out.append(candidate)
             frontier = following
+        self._subclasses[cls] = out
         return out
+
+    def _abstract_overrides(self, func: Func, owner: Cls) -> Optional[List[Tuple[Cls, Func]]]:
+        """For an ``@abstractmethod`` called on an instance of ``owner`` whose class is not
+        known (``self.build_loaders()`` in a base trainer's ``__init__``): the subclasses'
+        implementations, each with its class. None when ``func`` is not abstract."""
+        key = (func, owner)
+        if key in self._overrides_of:
+            return self._overrides_of[key]
+        function = self.project.function(func.module, func.qualname)
+        found = None
+        if function is not None and self._decorated(function, ABSTRACT_DECORATORS):
+            found = []
+            for sub in self.subclasses(owner):
+                method = self.method(sub, function.name)
+                implementation = self.project.function(method.module, method.qualname) if method is not None else None
+                if implementation is not None and not self._decorated(implementation, ABSTRACT_DECORATORS):
+                    found.append((sub, method))
+        self._overrides_of[key] = found
+        return found
 
     def _calls(self, ref: SiteRef, func: Func, owner: Optional[Cls], function: FunctionSummary):
         """False when the call at ``ref`` does not call ``func``; else the bound instance (or None)."""
@@ -1034,7 +1088,7 @@ class Resolver:
         if attr is None:
             # set by none of the class's own methods: a subclass sets it (a base trainer's
             # ``self.train_loader`` that each subclass's ``setup`` builds)
-            return self.loader_attribute(name)
+            return self.loader_attribute(name, cls)
         results = []
         for found in attr:
             if isinstance(found.obj, Func):
@@ -1257,14 +1311,23 @@ class Resolver:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else UNKNOWN_RESULT
 
-    def loader_attribute(self, name: str) -> Results:
+    def _store_class(self, module: str, store) -> Optional[Tuple[str, str]]:
+        """(module, class qualname) of the method a store is made in, if it is a method."""
+        function = self.project.function(module, store.scope)
+        return (module, function.scope) if function is not None and function.scope_kind == "class" else None
+
+    def loader_attribute(self, name: str, within: Optional[Cls] = None) -> Results:
         """``<unknown>.train_loader``: when every class of the project that sets ``self.<name>``
         (at most three) sets it to a DataLoader, the attribute is taken to be one of those
-        loaders (a trainer handed a data manager it cannot see being built). Otherwise unknown."""
-        found = self._duck.get(name)
+        loaders (a trainer handed a data manager it cannot see being built). Otherwise unknown.
+        ``within``: the class of the instance, whose own subclasses are asked first (a base
+        trainer's ``self.train_loader``: what its subclasses set, not what any class sets)."""
+        heirs = {(c.module, c.qualname) for c in self.subclasses(within)} if within is not None else set()
+        key = (name, frozenset(heirs)) if heirs else name
+        found = self._duck.get(key)
         if found is not None:
             return found
-        self._duck[name] = UNKNOWN_RESULT  # recursion guard
+        self._duck[key] = UNKNOWN_RESULT  # recursion guard
         if self._stores_by_attr is None:
             self._stores_by_attr = {}
             for info in self.project.eager_modules():
@@ -1273,7 +1336,10 @@ class Resolver:
                         self._stores_by_attr.setdefault(store.attr, []).append((info.key, store))
         parts = []
         classes = set()
-        for module, store in self._stores_by_attr.get(name, ()):
+        stores = self._stores_by_attr.get(name, ())
+        own = [(module, store) for module, store in stores if self._store_class(module, store) in heirs]
+        stores = own or stores  # the subclasses' stores when they make some, else every class's
+        for module, store in stores:
             function = self.project.function(module, store.scope)
             if function is None or function.scope_kind != "class" or not function.params \
                     or function.params[0].name != store.target.id:
@@ -1286,7 +1352,7 @@ class Resolver:
                 return UNKNOWN_RESULT
             parts.append(extend(values, Step(module, store.span, f"`.{name}` is a DataLoader wherever the project sets it")))
         result = join(parts) if any(parts) and len(classes) <= 3 else UNKNOWN_RESULT
-        self._duck[name] = result
+        self._duck[key] = result
         return result
 
     def _holds_loaders(self, obj, depth: int = 0) -> bool:
@@ -1688,6 +1754,12 @@ class Resolver:
         if kind is Func:
             return self.run_function(obj, ref, ctx, None)
         if kind is Bound:
+            own = obj.self_obj
+            if type(own) is Inst and own.site is None and type(own.cls) is Cls:
+                overrides = self._abstract_overrides(obj.func, own.cls)
+                if overrides:  # the method of whichever subclass the instance is of
+                    return join([self.run_function(method, ref, ctx, Inst(sub)) for sub, method in overrides[:MAX_CALLERS]]
+                                + ([UNKNOWN_RESULT] if len(overrides) > MAX_CALLERS else []))
             return self.run_function(obj.func, ref, ctx, obj.self_obj)
         if kind is Cls:
             return one(Inst(obj, ref, ctx))
