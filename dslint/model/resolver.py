@@ -1322,24 +1322,23 @@ class Resolver:
         loaders (a trainer handed a data manager it cannot see being built). Otherwise unknown.
         ``within``: the class of the instance, whose own subclasses are asked first (a base
         trainer's ``self.train_loader``: what its subclasses set, not what any class sets)."""
-        heirs = {(c.module, c.qualname) for c in self.subclasses(within)} if within is not None else set()
-        key = (name, frozenset(heirs)) if heirs else name
-        found = self._duck.get(key)
-        if found is not None:
-            return found
-        self._duck[key] = UNKNOWN_RESULT  # recursion guard
         if self._stores_by_attr is None:
             self._stores_by_attr = {}
             for info in self.project.eager_modules():
                 for store in info.summary.stores:
                     if isinstance(store.target, Name) and store.kind == "assign":
                         self._stores_by_attr.setdefault(store.attr, []).append((info.key, store))
+        stores = self._stores_by_attr.get(name, ())
+        heirs = {(c.module, c.qualname) for c in self.subclasses(within)} if within is not None and stores else set()
+        own = [(module, store) for module, store in stores if self._store_class(module, store) in heirs]
+        key = (name, frozenset(heirs)) if own else name  # the subclasses' stores when they make some, else every class's
+        found = self._duck.get(key)
+        if found is not None:
+            return found
+        self._duck[key] = UNKNOWN_RESULT  # recursion guard
         parts = []
         classes = set()
-        stores = self._stores_by_attr.get(name, ())
-        own = [(module, store) for module, store in stores if self._store_class(module, store) in heirs]
-        stores = own or stores  # the subclasses' stores when they make some, else every class's
-        for module, store in stores:
+        for module, store in own or stores:
             function = self.project.function(module, store.scope)
             if function is None or function.scope_kind != "class" or not function.params \
                     or function.params[0].name != store.target.id:
