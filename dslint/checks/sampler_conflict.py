@@ -75,9 +75,9 @@ def check(model: Model) -> Iterator[Finding]:
             written = source(model, module, shuffle.span)
             written = written if "shuffle" in written or written.startswith("**") else f"shuffle={written}"  # by position
             met = _meeting(model, loader, shuffle)
-            where_ = met if met is not None else shuffle
+            anchor = met if met is not None else shuffle
             yield finding(
-                model, CODE, where_.site.module, where_.span,
+                model, CODE, anchor.site.module, anchor.span,
                 f"`{written}` with a `sampler` raises `ValueError: sampler option is "
                 f"mutually exclusive with shuffle`: drop it (the sampler decides the order) or use "
                 f"`shuffle=(sampler is None)`",

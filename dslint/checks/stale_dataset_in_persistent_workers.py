@@ -31,9 +31,11 @@ def _statement(model: Model, module: str, span: Span) -> Span:
 def _persistent(model: Model, loader) -> Optional[Tuple[Step, ...]]:
     """Where the loader's workers are made persistent (the keyword, then what makes it true),
     or None unless ``persistent_workers`` is known true and workers may run."""
+    if not model.workers(loader).processes:
+        return None
     persistent = model.argument(loader, "persistent_workers")
-    if persistent is None or truthiness(persistent) != "true" or not model.workers(loader).processes:
-        kept = loaders.kept_iterator(model.resolver, loader) if model.workers(loader).processes else None
+    if persistent is None or truthiness(persistent) != "true":
+        kept = loaders.kept_iterator(model.resolver, loader)  # a loader that never restarts its workers
         return (kept,) if kept is not None else None
     given = loaders.argument_source(model.resolver, loader, "persistent_workers")
     kept = Step(given.site.module, given.span, "workers kept across epochs") if given else \
@@ -107,7 +109,7 @@ def _reloads_dataloaders(model: Model) -> bool:
 
 def _finding(model: Model, change, span: Span, kept, when: str, steps) -> Finding:
     name = model.project.klass(change.obj.cls.module, change.obj.cls.qualname).name
-    remedy = "start a new iterator after the change" if kept[0].note.startswith("one iterator") \
+    remedy = "start a new iterator after the change" if kept[0].note == loaders.KEPT_ITERATOR \
         else "drop `persistent_workers`"
     return finding(
         model, CODE, change.module, span,

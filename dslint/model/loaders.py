@@ -347,6 +347,9 @@ def uses_threads(resolver: "Resolver", loader) -> bool:
     return given is not None and truthiness(given) == "true"
 
 
+KEPT_ITERATOR = "one iterator, and its workers, kept for every epoch"  # the note of ``kept_iterator``'s step
+
+
 def kept_iterator(resolver: "Resolver", loader) -> Optional[Step]:
     """Where a project ``DataLoader`` subclass keeps one iterator of the library loader on the
     object, when it does (YOLOv5's ``InfiniteDataLoader`` and timm's ``MultiEpochsDataLoader``:
@@ -364,7 +367,7 @@ def kept_iterator(resolver: "Resolver", loader) -> Optional[Step]:
                 continue
             func = summary.calls[store.value.index].func
             if last_name(func) == "__iter__" or (function.name == "__iter__" and type(func) is Name and func.id == "iter"):
-                return Step(cls.module, store.span, "one iterator, and its workers, kept for every epoch")
+                return Step(cls.module, store.span, KEPT_ITERATOR)
     return None
 
 

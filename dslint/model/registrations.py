@@ -247,9 +247,11 @@ def _containers(resolver: "Resolver", module: str, store: AttrStore, function: F
     """The dicts a store of ``function`` puts into: a module's ``STREAMS``, or ``self._obj_map``
     of the registry object (``receiver``, named ``owner`` there) whose method made the decorator."""
     target = store.target
-    if (type(target) is Attr and type(target.base) is Name and owner is not None and receiver is not None
-            and target.base.id == owner and (owner not in function.bindings or function.params[:1]
-                                             and function.params[0].name == owner)):
+    on_receiver = (owner is not None and receiver is not None and type(target) is Attr and type(target.base) is Name
+                   and target.base.id == owner
+                   # the factory's ``self`` seen from its closure, or the helper method's own ``self``
+                   and (owner not in function.bindings or bool(function.params) and function.params[0].name == owner))
+    if on_receiver:
         results: Results = resolver.attribute(Found(receiver), target.name, outer)
     else:
         results = resolver.eval(target, resolver.context(module, function.qualname))
