@@ -24,6 +24,9 @@ HANDLE_CONSTRUCTORS = frozenset({
     "tarfile.open", "tarfile.TarFile", "zipfile.ZipFile", "PIL.ImageFont.truetype",
     # video and table readers holding a decoder or an HDF5 file and their read position
     "decord.VideoReader", "decord.AudioReader", "av.open", "pandas.HDFStore", "tables.open_file",
+    # raster and array files behind a C library's handle (GDAL, HDF5/netCDF): neither picklable
+    # nor safe to share between processes
+    "rasterio.open", "netCDF4.Dataset",
 })
 
 

@@ -43,6 +43,8 @@ CLOSE = {
     "av.open": "close",
     "pandas.HDFStore": "close",
     "tables.open_file": "close",
+    "rasterio.open": "close",
+    "netCDF4.Dataset": "close",
 }
 
 
