@@ -691,18 +691,21 @@ def _thread_target(model: "Model", obj: Inst) -> Optional[str]:
 def _over_own_data(summary, loop, receiver: Optional[str]) -> bool:
     """A ``for`` over an attribute of the method's own object, directly, as the first argument of
     ``enumerate``/``zip``/``tqdm`` (``for i, (path, label) in enumerate(self.samples):``), or over
-    its indexes (``for i in range(len(self.records)):``)."""
+    its indexes (``for i in range(len(self.records)):``, ``for i in range(self.length):``)."""
     if loop.kind != "for" or receiver is None or loop.iter is None:
         return False
     value = loop.iter
     if type(value) is Call:
         site = summary.calls[value.index]
         name = last_name(site.func)
-        if name == "range" and len(site.args) == 1 and type(site.args[0]) is Call:  # range(len(self.records))
-            inner = summary.calls[site.args[0].index]
-            if last_name(inner.func) != "len" or len(inner.args) != 1:
-                return False
-            value = inner.args[0]
+        if name == "range" and len(site.args) in (1, 2):  # range(len(self.records)), range(self.length)
+            stop = site.args[-1]
+            if type(stop) is Call:
+                inner = summary.calls[stop.index]
+                if last_name(inner.func) != "len" or len(inner.args) != 1:
+                    return False
+                stop = inner.args[0]
+            value = stop
         elif name not in ("enumerate", "zip", "tqdm") or not site.args:
             return False
         else:
