@@ -212,10 +212,13 @@ def _opened(model: Model, dataset: Inst, cls: Cls, stores, forked: bool = False)
 
 def _report(model: Model, dataset: Inst, cls: Cls, handle: Handle, function, reported) -> Iterator[Finding]:
     attr, method, store, constructor, kind = handle.opened
-    key = (cls.module, store.span)
-    if key in reported:
+    arrived = _arrival(model, dataset, cls, method, store)
+    # a handle opened elsewhere (a data module's ``setup()``) and passed in is reported where
+    # it is opened, the dataset's store beside it; one opened by the dataset, at its store
+    module, span = (arrived[-1].module, arrived[-1].span) if arrived else (cls.module, store.span)
+    if (cls.module, store.span) in reported or (module, span) in reported:
         return
-    reported.add(key)
+    reported.update({(cls.module, store.span), (module, span)})
     klass = model.project.klass(cls.module, cls.qualname)
     short = constructor.replace("builtins.", "")
     where = _parent_opener(model, dataset, cls, method)
@@ -228,25 +231,31 @@ def _report(model: Model, dataset: Inst, cls: Cls, handle: Handle, function, rep
     read = [part.attr for part in handle.parts if part.attr != attr]
     parts = f" (the workers read its part{'s' if len(read) > 1 else ''} {_listed(read)})" if read and kind == "handle" else \
         f" and {_listed(read)}" if read else ""
-    arrived = _arrival(model, dataset, cls, method, store)
-    verb = "handed to" if arrived else "opened in"  # opened elsewhere (``setup()``) and passed in: shown below
-    what = f"`{short}(...)` {verb} {opener} as `self.{attr}`{parts}" if kind == "handle" else \
-        f"`self.{attr}`, holding `{short}(...)` handles {verb} {opener}," if kind == "collection" else \
-        f"`self.{attr}`{parts}, part of a `{short}(...)` {verb} {opener},"
+    if arrived:
+        what = f"`{short}(...)` opened here and handed to {opener} as `self.{attr}`{parts}" if kind == "handle" else \
+            f"`self.{attr}` of {opener}, holding `{short}(...)` handles opened here," if kind == "collection" else \
+            f"`{short}(...)` opened here, a part of which {opener} keeps as `self.{attr}`{parts},"
+    else:
+        what = f"`{short}(...)` opened in {opener} as `self.{attr}`{parts}" if kind == "handle" else \
+            f"`self.{attr}`, holding `{short}(...)` handles opened in {opener}," if kind == "collection" else \
+            f"`self.{attr}`{parts}, part of a `{short}(...)` opened in {opener},"
     remedy = "read the length once in `__init__` (in a `with` block) and open the handle only in `__getitem__`" \
         if where == "__len__" else \
         "let only the workers open it: read what `__init__` needs through a handle closed there (a `with` block)" \
-        if store.none_guarded else "keep the path and open it lazily in the worker, on first use in `__getitem__`"
+        if store.none_guarded else "pass the path instead and open it lazily in the worker, on first use in " \
+        "`__getitem__`" if arrived else "keep the path and open it lazily in the worker, on first use in `__getitem__`"
     steps = tuple(Step(cls.module, part.store.span, f"`self.{part.attr}`, read by the workers")
-                  for part in handle.parts if part.store.span != store.span) + tuple(reversed(arrived))
+                  for part in handle.parts if part.store.span != store.span)
+    if arrived:  # the way in, from the call that opens it to the dataset's store
+        steps = tuple(reversed(arrived[:-1])) + (Step(cls.module, store.span, f"kept as `self.{attr}`"),) + steps
     yield finding(
-        model, CODE, cls.module, store.span,
+        model, CODE, module, span,
         f"{what} is shared by every DataLoader worker (one file offset / decoder state): {remedy}",
         steps + tuple(function.trail),
         attr=attr, constructor=constructor, owner="class",
         # the fixer rewrites ``__init__``'s own statements only, and a handle whose parts
         # ``__init__`` takes would still be opened there
-        fixable=kind == "handle" and not handle.parts and method.name == "__init__",
+        fixable=kind == "handle" and not handle.parts and method.name == "__init__" and not arrived,
     )
     for part in handle.parts:
         reported.add((cls.module, part.store.span))
