@@ -758,8 +758,8 @@ class Extractor:
         for target in node.targets:
             if isinstance(target, ast.Attribute):
                 self.store(target.value, target.attr, UNKNOWN, target, "del")
-            elif isinstance(target, ast.Subscript):
-                self.expr(target)
+            elif isinstance(target, ast.Subscript):  # ``del params["shuffle"]``: the key is gone after it
+                self.store(target.value, "[]", UNKNOWN, target, "del", self.expr(target.slice))
 
     # expressions ----------------------------------------------------------------
     def expr(self, node: ast.AST) -> Value:

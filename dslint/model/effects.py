@@ -442,12 +442,37 @@ def reseeded_attributes(model: "Model", func: Func, skip=frozenset(), wrapped: b
     function = summary.functions.get(func.qualname) if wrapped else None
     attrs = {s.attr for s in summary.stores if s.scope == func.qualname and s.span not in skip
              and not (wrapped and _worker_dataset(s.target, function, summary))}
+    own = summary.functions.get(func.qualname)
     for site in summary.calls:
         if site.scope == func.qualname and getattr(site.func, "name", None) in RESEED_METHODS:
             base = getattr(site.func, "base", None)
-            if hasattr(base, "name") and not (wrapped and _worker_dataset(getattr(base, "base", None), function, summary)):
+            if hasattr(base, "name") and not (wrapped and _worker_dataset(getattr(base, "base", None), function, summary)) \
+                    and not _seeded_from_itself(site, base, own, summary):
                 attrs.add(base.name)
     return attrs
+
+
+def _seeded_from_itself(site, generator, function, summary) -> bool:
+    """``self.rng.seed(s)`` with ``s = self.rng.randint(...)``: a seed drawn from the generator
+    being reseeded is whatever its shared state gives, the same in every worker; no reseeding."""
+    if not site.args:
+        return False
+    seed = _bound_once(site.args[0], function)
+    if type(seed) is not Call:
+        return False
+    drawn = summary.calls[seed.index].func
+    return type(drawn) is Attr and _chain(drawn.base) is not None and _chain(drawn.base) == _chain(generator)
+
+
+def _chain(value) -> Optional[Tuple[str, ...]]:
+    """``self.rng`` as ("self", "rng"): a name and the attributes read through it, or None."""
+    names: List[str] = []
+    while type(value) is Attr:
+        names.append(value.name)
+        value = value.base
+    if type(value) is not Name:
+        return None
+    return (value.id, *reversed(names))
 
 
 def _worker_dataset(value, function, summary) -> bool:
@@ -775,7 +800,7 @@ def self_mutations(model: "Model", func: Func) -> List[Mutation]:
             elif store.kind in ("assign", "with"):
                 out.append(Mutation(store.attr, "reset", func.module, store.span))
         elif isinstance(target, Attr) and isinstance(target.base, Name) and target.base.id == me \
-                and store.attr == "[]":
+                and store.attr == "[]" and store.kind != "del":
             out.append(Mutation(target.name, "container", func.module, store.span))
     for index in sites_in_scope(model.project, func.module, func.qualname):
         site = summary.calls[index]

@@ -50,7 +50,7 @@ from .objects import (
     UNKNOWN_RESULT,
 )
 from .project import Project, sites_in_scope
-from .resolver import Resolver, extend, join, reaching, same_object
+from .resolver import MAX_CALL_DEPTH, Resolver, extend, join, reaching, same_object
 
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
@@ -805,18 +805,20 @@ class Model:
         loop = self._enclosing_loop(ref.module, site.loop)
         if not self._every_pass(ref.module, site, loop[1] if loop else None):
             return None
+        drawn = None
         for index in sites_in_scope(self.project, ref.module, site.scope):
             outer = summary.calls[index]
-            if index == ref.index or self._enclosing_loop(ref.module, outer.loop) != loop:
+            if index == ref.index:
                 continue
             receiver = outer.args[0] if outer.args and self._is_next(outer, ref.module) else (
                 outer.func.base if isinstance(outer.func, Attr) and outer.func.name in ("next", "__next__") else None)
-            if receiver is None:
+            if receiver is None or not any(isinstance(f.obj, Inst) and f.obj.site == ref for f in
+                                           self.resolver.eval(receiver, self.resolver.context(ref.module, site.scope))):
                 continue
-            for found in self.resolver.eval(receiver, self.resolver.context(ref.module, site.scope)):
-                if isinstance(found.obj, Inst) and found.obj.site == ref:
-                    return Step(ref.module, outer.span, "one batch taken from it")
-        return None
+            if self._enclosing_loop(ref.module, outer.loop) != loop:
+                return None  # drawn from in a loop of its own too: drained batch after batch, an epoch
+            drawn = drawn or Step(ref.module, outer.span, "one batch taken from it")
+        return drawn
 
     def _is_next(self, site: CallSite, module: str) -> bool:
         return isinstance(site.func, Name) and site.func.id == "next" and any(
@@ -920,21 +922,26 @@ class Model:
         return regions
 
     def _code_run_by(self, module: str, scope: str, first: int, last: int, depth: int, self_obj=None,
-                     trail: Trail = ()):
+                     trail: Trail = (), ctx: Optional[Ctx] = None):
         """(module, scope, first row, last row, context, calls that lead there) of the code
         between rows ``first`` and ``last`` of ``scope``, then of the project functions it
-        calls, ``depth`` levels down."""
-        yield module, scope, first, last, Ctx(module, scope, None, None, self_obj), trail
+        calls, ``depth`` levels down. A callee runs in the context of its call, its parameters
+        bound to that call's arguments: ``self._fire("on_train_epoch_start", epoch)`` runs
+        ``getattr(callback, hook)(self, epoch)`` with that hook only."""
+        ctx = ctx or Ctx(module, scope, None, None, self_obj)
+        yield module, scope, first, last, ctx, trail
         if depth <= 0:
             return
-        for callee, bound, ref in self.callees(Func(module, scope), self_obj):
+        for callee, bound, ref in self.callees_in(ctx):
             call = self.project.call(ref)
             function = self.function_summary(callee)
             if function is None or not first <= call.span.row <= last:
                 continue
             step = Step(ref.module, call.span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
+            caller = ctx if ctx.depth() < MAX_CALL_DEPTH else Ctx(ctx.module, ctx.scope, self_obj=ctx.self_obj)
+            inner = Ctx(callee.module, callee.qualname, ref, caller, bound)
             yield from self._code_run_by(callee.module, callee.qualname, function.span.row, function.end_row,
-                                         depth - 1, bound, trail + (step,))
+                                         depth - 1, bound, trail + (step,), inner)
 
     def _calls_between(self, module: str, scope: str, first: int, last: int):
         summary = self.project.summary(module)
@@ -1436,7 +1443,7 @@ class Model:
             seen.add(key)
             result.append(entry)
             function = self.function_summary(entry.func)
-            for callee in self.callees(entry.func, entry.self_obj):
+            for callee in self.worker_callees(entry.func, entry.self_obj):
                 span = self.project.call(callee[2]).span
                 if main_process_only(function, span):
                     continue  # ``if get_worker_info() is None: self._decode_all(...)``: not in a worker
@@ -1456,12 +1463,34 @@ class Model:
             found = self._callees[key] = self._callees_of(func, self_obj)
         return found
 
-    def _callees_of(self, func: Func, self_obj) -> List[Tuple[Func, object, SiteRef]]:
+    def callees_in(self, ctx: Ctx) -> List[Tuple[Func, object, SiteRef]]:
+        """``callees`` of the function ``ctx`` runs, evaluated in ``ctx`` (with its call's
+        arguments when it has one); memoised per context."""
+        if ctx.call is None:
+            return self.callees(Func(ctx.module, ctx.scope), ctx.self_obj)
+        found = self._callees.get(ctx)
+        if found is None:
+            found = self._callees[ctx] = self._callees_of(Func(ctx.module, ctx.scope), ctx.self_obj, ctx)
+        return found
+
+    def worker_callees(self, func: Func, self_obj) -> List[Tuple[Func, object, SiteRef]]:
+        """``callees``, and the ``__init__`` of each project class ``func`` constructs: a worker
+        building an object runs its constructor there (``VectorEnv(...)`` in ``__getitem__``
+        starting simulator processes). Kept to worker code, whose every call runs in the worker;
+        code the main process runs is followed through the calls it makes by name."""
+        key = ("worker", func, self_obj)
+        found = self._callees.get(key)
+        if found is None:
+            found = self._callees[key] = self._callees_of(func, self_obj, constructions=True)
+        return found
+
+    def _callees_of(self, func: Func, self_obj, ctx: Optional[Ctx] = None,
+                    constructions: bool = False) -> List[Tuple[Func, object, SiteRef]]:
         out = []
         summary = self.project.summary(func.module)
         if summary is None:
             return out
-        ctx = Ctx(func.module, func.qualname, None, None, self_obj)
+        ctx = ctx or Ctx(func.module, func.qualname, None, None, self_obj)
         for index in sites_in_scope(self.project, func.module, func.qualname):
             site = summary.calls[index]
             ref = SiteRef(func.module, index)
@@ -1480,6 +1509,10 @@ class Model:
                     method = self.resolver.method(obj.cls, "__call__")
                     if method is not None:
                         out.append((method, obj, ref))
+                elif constructions and isinstance(obj, Cls):  # runs ``__init__`` on the new object
+                    method = self.resolver.method(obj, "__init__")
+                    if method is not None:
+                        out.append((method, Inst(obj, ref, ctx), ref))
                 elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
                     # a library callable built from project ones (``self.base_transform(x)`` holding a
                     # ``Compose([Blur(), ...])``): calling it runs what it was built with

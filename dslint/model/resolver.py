@@ -69,6 +69,7 @@ from .objects import (
     Top,
     Varargs,
     extend,
+    is_top,
     join,
     one,
 )
@@ -80,6 +81,7 @@ MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the c
 MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
 MAX_EVAL_DEPTH = 70  # nested evaluations
 MAX_INHERITANCE = 4  # subclass levels between a base's ``__init__`` and a construction that runs it
+MAX_HEIRS_SETTING = 3  # subclasses setting an attribute their base never sets, for it to take their values
 BUILTIN_NAMES = frozenset(dir(builtins))
 STATIC_DECORATORS = frozenset({"staticmethod"})
 CLASS_DECORATORS = frozenset({"classmethod"})
@@ -550,7 +552,14 @@ class Resolver:
 
     @bounded(None)
     def splat_lookup(self, mapping: Value, ctx: Ctx, key: str) -> Optional[Results]:
-        """``key`` in a ``**mapping`` argument, when the mapping can be followed."""
+        """``key`` in a ``**mapping`` argument, when the mapping can be followed (None: not
+        given, also when popped from it first)."""
+        if type(mapping) is Name:
+            if self._popped_before(mapping, ctx, key):
+                return None
+            stored = self._item_stored_before(mapping, ctx, key)
+            if stored is not None:
+                return stored
         parts = []
         for found in self.eval(mapping, ctx):
             obj = found.obj
@@ -573,6 +582,88 @@ class Resolver:
             else:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else None
+
+    def _popped_before(self, mapping: Name, ctx: Ctx, key: str) -> bool:
+        """``params.pop("shuffle", None)`` (or ``del params["shuffle"]``) before ``**params``, on
+        every way to it (in a block holding it), also as ``for k in ("shuffle", "sampler"):
+        params.pop(k, None)``, with ``params`` not bound again in between: the key is gone."""
+        scope = self._mapping_scope(mapping, ctx)
+        if scope is None:
+            return False
+        summary, blocks, bindings, row = scope
+        use_block = _innermost_block(blocks, row)
+        for store in summary.stores:  # ``del params["shuffle"]``
+            if store.scope == ctx.scope and store.attr == "[]" and store.kind == "del" and type(store.target) is Name \
+                    and store.target.id == mapping.id and type(store.key) is Const and store.key.value == key \
+                    and store.span.row < row and _encloses(blocks, _innermost_block(blocks, store.span.row), use_block) \
+                    and not any(store.span.row < b.pos // 65536 <= row for b in bindings):
+                return True
+        for index in sites_in_scope(self.project, ctx.module, ctx.scope):
+            site = summary.calls[index]
+            func = site.func
+            if type(func) is not Attr or func.name != "pop" or type(func.base) is not Name \
+                    or func.base.id != mapping.id or not site.args or site.span.row >= row:
+                continue
+            keys, at = self._popped_keys(site, summary, ctx)
+            block = _innermost_block(blocks, at)
+            if at != site.span.row and block >= 0 and blocks[block][1] == at:
+                block = blocks[block][0]  # the loop's own body: the block around the loop decides
+            if key in keys and _encloses(blocks, block, use_block) \
+                    and not any(at < b.pos // 65536 <= row for b in bindings):
+                return True
+        return False
+
+    def _item_stored_before(self, mapping: Name, ctx: Ctx, key: str) -> Optional[Results]:
+        """``params["persistent_workers"] = n > 0`` before ``**params``, on every way to it (in a
+        block holding it), with ``params`` not bound again in between: the value of the last one.
+        A store made only on some ways (``if shuffle: kw["sampler"] = ...; del kw["shuffle"]``)
+        decides nothing: what the mapping held stands."""
+        scope = self._mapping_scope(mapping, ctx)
+        if scope is None:
+            return None
+        summary, blocks, bindings, row = scope
+        use_block = _innermost_block(blocks, row)
+        found = None
+        for store in summary.stores:
+            if store.scope != ctx.scope or store.attr != "[]" or store.kind != "assign" or type(store.target) is not Name \
+                    or store.target.id != mapping.id or type(store.key) is not Const or store.key.value != key \
+                    or store.span.row >= row or any(store.span.row < b.pos // 65536 <= row for b in bindings):
+                continue
+            if _encloses(blocks, _innermost_block(blocks, store.span.row), use_block):
+                found = store  # a later one replaces it
+        if found is None:
+            return None
+        return extend(self.eval(found.value, ctx), Step(ctx.module, found.span, f"set as `{mapping.id}[{key!r}]`"))
+
+    def _mapping_scope(self, mapping: Name, ctx: Ctx):
+        """(summary, blocks, bindings of the name, row of the splat) of a ``**name`` in ``ctx``."""
+        summary = self.project.summary(ctx.module)
+        function = summary.functions.get(ctx.scope) if summary is not None and ctx.scope else None
+        if summary is None or (ctx.scope and function is None):
+            return None
+        blocks = function.blocks if function is not None else summary.blocks
+        bindings = (function.bindings if function is not None else summary.bindings).get(mapping.id, ())
+        return summary, blocks, bindings, mapping.pos // 65536
+
+    def _popped_keys(self, site, summary, ctx: Ctx) -> Tuple[Tuple[object, ...], int]:
+        """The keys a ``.pop(key)`` call removes, and the row that decides whether it runs: its
+        own, or its loop's header when the key is the variable of a ``for`` over literal keys."""
+        key = site.args[0]
+        if type(key) is Const:
+            return (key.value,), site.span.row
+        loop = summary.loops[site.loop] if type(key) is Name and site.loop >= 0 else None
+        if loop is None or loop.kind != "for" or loop.target != key.id or loop.iter is None:
+            return (), site.span.row
+        values = []
+        for found in self.iterate_values(loop.iter, self.context(ctx.module, loop.scope)):
+            if type(found.obj) is not Lit:
+                return (), site.span.row
+            values.append(found.obj.value)
+        return tuple(values), loop.span.row
+
+    def iterate_values(self, value: Value, ctx: Ctx) -> Results:
+        """What iterating ``value`` gives, for each thing it may be."""
+        return join(self.iterate(found) for found in self.eval(value, ctx))
 
     @bounded(None)
     def kwargs_item(self, kwargs: Kwargs, key: str) -> Optional[Results]:
@@ -1088,7 +1179,10 @@ class Resolver:
         if attr is None:
             # set by none of the class's own methods: a subclass sets it (a base trainer's
             # ``self.train_loader`` that each subclass's ``setup`` builds)
-            return self.loader_attribute(name, cls)
+            found = self.loader_attribute(name, cls)
+            if inst.site is None and is_top(found):
+                return self.heir_attribute(name, cls)
+            return found
         results = []
         for found in attr:
             if isinstance(found.obj, Func):
@@ -1351,6 +1445,24 @@ class Resolver:
                 return UNKNOWN_RESULT
             parts.append(extend(values, Step(module, store.span, f"`.{name}` is a DataLoader wherever the project sets it")))
         result = join(parts) if any(parts) and len(classes) <= 3 else UNKNOWN_RESULT
+        self._duck[key] = result
+        return result
+
+    def heir_attribute(self, name: str, cls: Cls) -> Results:
+        """``self.<name>`` on an instance of ``cls`` whose class is not known, when ``cls`` never
+        sets it and its subclasses do (at most ``MAX_HEIRS_SETTING`` of them): what they set
+        (a base trainer's ``self.train_set`` that the subclass's ``setup()`` builds, read by a
+        callback handed the trainer). Otherwise unknown."""
+        key = ("heirs", name, cls)
+        found = self._duck.get(key)
+        if found is not None:
+            return found
+        self._duck[key] = UNKNOWN_RESULT  # recursion guard
+        setters = [sub for sub in self.subclasses(cls) if any(
+            store.kind != "del" for _, store in self.self_stores(sub).get(name, ()))]
+        result = UNKNOWN_RESULT
+        if setters and len(setters) <= MAX_HEIRS_SETTING:
+            result = join(self._class_attribute_value(Inst(sub), name) for sub in setters)
         self._duck[key] = result
         return result
 
