@@ -120,7 +120,8 @@ def truth(obj) -> Optional[bool]:
 
 
 OVERRIDABLE_NOTES = ("the argparse default", "argparse default", "default of environment variable",
-                     "config file value", "replaced on some runs")
+                     "config file value", "replaced on some runs", "the command-line option's default")
+COMMAND_LINE_DEFAULT = "the command-line option's default"
 
 
 def overridable(results: Results) -> bool:
@@ -507,6 +508,16 @@ def _environment(resolver, qualname, ref, ctx) -> Results:
     return tuple(Found(f.obj, (step,) + f.trail) for f in default)
 
 
+def _typer_option(resolver, qualname, ref, ctx) -> Results:
+    """``num_workers: int = typer.Option(8, help=...)``: the parameter is the option's default
+    unless the command line gives one, like an ``argparse`` default."""
+    default = _arg(resolver, ref, ctx, 0, "default")
+    if not default or not all(isinstance(f.obj, Lit) for f in default):
+        return one(Inst(Ext(qualname), ref, ctx))
+    step = Step(ref.module, resolver.project.call(ref).span, COMMAND_LINE_DEFAULT)
+    return tuple(Found(f.obj, (step,) + f.trail) for f in default)
+
+
 STRING_TESTS = {"startswith": str.startswith, "endswith": str.endswith}
 UNFINISHED = "\u2026"  # the mark ``_fstring`` puts where the rest of a string is not known
 
@@ -574,6 +585,8 @@ CALLS = {
     "builtins.str": _str,
     "os.getenv": _environment,
     "os.environ.get": _environment,
+    **{name: _typer_option for name in ("typer.Option", "typer.Argument", "typer.params.Option",
+                                        "typer.params.Argument")},
     **{name: _parsed_config for name in CONFIG_CLASS_PARSERS},
     **{name: _path for name in ("pathlib.Path", "pathlib.PurePath", "os.path.join", "os.path.dirname",
                                 "os.path.abspath", "os.path.realpath", "os.path.normpath")},

@@ -81,6 +81,7 @@ MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the c
 MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
 MAX_EVAL_DEPTH = 70  # nested evaluations
 MAX_INHERITANCE = 4  # subclass levels between a base's ``__init__`` and a construction that runs it
+CLICK_PARAMETERS = frozenset({"option", "argument"})
 MAX_HEIRS_SETTING = 3  # subclasses setting an attribute their base never sets, for it to take their values
 BUILTIN_NAMES = frozenset(dir(builtins))
 STATIC_DECORATORS = frozenset({"staticmethod"})
@@ -110,6 +111,18 @@ def bounded(default):
         return step
 
     return wrap
+
+
+def click_name(site) -> Optional[str]:
+    """The parameter a ``click.option``/``click.argument`` fills: a declaration without dashes
+    names it, else the longest ``--flag`` (dashes to underscores, lower case)."""
+    declared = [a.value for a in site.args if type(a) is Const and isinstance(a.value, str)]
+    plain = [d for d in declared if not d.startswith("-") and "/" not in d]
+    if plain:
+        return plain[0] if plain[0].isidentifier() else plain[0].replace("-", "_").lower()
+    flags = [d.split("/")[0].strip() for d in declared]
+    longest = max((f for f in flags if f.startswith("-")), key=lambda f: len(f.lstrip("-")), default=None)
+    return longest.lstrip("-").replace("-", "_").lower() if longest else None
 
 
 def reaching(bindings, pos: int, blocks) -> tuple:
@@ -453,9 +466,41 @@ class Resolver:
             if self._is_classmethod(function):
                 return one(owner)
             return one(Inst(owner))
+        if function.decorators:
+            option = self._click_option(function, param, ctx.module)
+            if option is not None:  # click passes it, whatever the call in the code passes
+                return option
         if ctx.call is None or ctx.scope != function.qualname:
             return self.free_param(function, param, ctx)
         return self.bound_param(function, param, position, ctx)
+
+    def _click_option(self, function: FunctionSummary, param: Param, module: str) -> Optional[Results]:
+        """``@click.option("--num-workers", default=8)`` on the function: the parameter is the
+        option's default unless the command line gives one (like an ``argparse`` default);
+        unknown when the option has a default the model cannot read. None: no such option."""
+        summary = self.project.summary(module)
+        for decorator in function.decorators:
+            if type(decorator) is not Call:
+                continue
+            site = summary.calls[decorator.index]
+            if last_name(site.func) not in CLICK_PARAMETERS or click_name(site) != param.name:
+                continue
+            if not any(isinstance(f.obj, Ext) and f.obj.qualname.replace("decorators.", "") in
+                       ("click.option", "click.argument") for f in self.eval(site.func, self.context(module, function.scope))):
+                continue
+            given = dict(zip((k for k, _ in site.keywords), site.keyword_spans))
+            values = dict(site.keywords)
+            if "default" in values:
+                found = self.eval(values["default"], self.context(module, function.scope))
+                span = given["default"]
+            else:
+                flag = values.get("is_flag")
+                found = one(Lit(False)) if type(flag) is Const and flag.value is True else one(Lit(None))
+                span = site.span
+            if not all(isinstance(f.obj, Lit) for f in found):
+                return UNKNOWN_RESULT
+            return extend(found, Step(module, span, externals.COMMAND_LINE_DEFAULT))
+        return None
 
     def _method_owner(self, module: str, function: FunctionSummary) -> Optional[Cls]:
         if function.scope_kind != "class":
