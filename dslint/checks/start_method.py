@@ -64,7 +64,36 @@ def check(model: Model) -> Iterator[Finding]:
                 "`force=True`",
             )
     if calls:
+        yield from _after_import_time_call(model, calls, reported)
         yield from _through_calls(model, calls, seen, reported)
+
+
+def _after_import_time_call(model: Model, calls, reported) -> Iterator[Finding]:
+    """A call under the main guard of a program one of whose imported modules sets the start
+    method at import time (module level, unguarded): importing it already set it, so the
+    guard's call is the second and raises in the main process itself."""
+    at_import = {module: call for module, call in calls if not call.scope and not call.guarded
+                 and not _forced(model, (module, call)) and not CATCHES & set(call.handlers)
+                 and not _asks_method(model, module, "")}
+    if not at_import:
+        return
+    for module, call in calls:
+        if call.scope or not call.guarded or (module, call.span) in reported or _forced(model, (module, call)) \
+                or CATCHES & set(call.handlers):
+            continue
+        first = next(((other, at_import[other]) for other in sorted(model.import_closure(module))
+                      if other != module and other in at_import), None)
+        if first is None:
+            continue
+        other, earlier = first
+        reported.add((module, call.span))
+        yield finding(
+            model, CODE, module, call.span,
+            f"Second `set_start_method(...)`: importing `{model.project.modules[other].name}` already set it "
+            f"(its module-level call), so this one raises {ERROR} in the main process: remove one or pass "
+            "`force=True`",
+            (Step(other, earlier.span, "set at import time here"),),
+        )
 
 
 def _through_calls(model: Model, calls, first_rows, reported) -> Iterator[Finding]:
