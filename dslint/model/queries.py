@@ -2130,10 +2130,17 @@ CONCATENATORS = frozenset({"torch.cat", "torch.stack", "torch.vstack", "torch.hs
 
 
 def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
-    if iteration.loop is None:
-        return []
+    """What the loop over the loader keeps, or the loop around a ``next()`` that draws from it
+    (``batch = next(iter(loader))`` on every pass)."""
     summary = model.project.summary(iteration.module)
-    loop = summary.loops[iteration.loop]
+    index = iteration.loop
+    if index is None:
+        site = summary.calls[iteration.call]
+        if site.loop < 0 or not (isinstance(site.func, Name) and site.func.id == "next"):
+            return []
+        index = site.loop
+        iteration = iteration._replace(loop=index)
+    loop = summary.loops[index]
     if loop.kind == "comp" or model.managed(iteration.loader):
         return []
     workers = model.workers(iteration.loader)
@@ -2294,6 +2301,9 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
             if inner is not None and call.name in TENSOR_VIEWS:
                 return inner[0], inner[1] or f"`.{call.name}()`"
             return inner
+        if isinstance(call, Name) and call.id == "next":  # ``batch = next(batches)``: drawn from the loader
+            found = _host_batch(model, value, ctx, loader)
+            return (found, "") if found is not None else None
         return None
     if isinstance(value, Attr):
         if value.name not in VIEW_ATTRIBUTES:
