@@ -125,6 +125,11 @@ def click_name(site) -> Optional[str]:
     return longest.lstrip("-").replace("-", "_").lower() if longest else None
 
 
+def _rebound(bindings, after: int, row: int) -> bool:
+    """Whether one of a name's ``bindings`` is made after row ``after`` and up to row ``row``."""
+    return any(after < b.pos // 65536 <= row for b in bindings)
+
+
 def reaching(bindings, pos: int, blocks) -> tuple:
     """The bindings of a name that may be the ones in effect at ``pos``.
 
@@ -635,14 +640,9 @@ class Resolver:
         scope = self._mapping_scope(mapping, ctx)
         if scope is None:
             return False
-        summary, blocks, bindings, row = scope
-        use_block = _innermost_block(blocks, row)
-        for store in summary.stores:  # ``del params["shuffle"]``
-            if store.scope == ctx.scope and store.attr == "[]" and store.kind == "del" and type(store.target) is Name \
-                    and store.target.id == mapping.id and type(store.key) is Const and store.key.value == key \
-                    and store.span.row < row and _encloses(blocks, _innermost_block(blocks, store.span.row), use_block) \
-                    and not any(store.span.row < b.pos // 65536 <= row for b in bindings):
-                return True
+        summary, blocks, _, row = scope
+        if any(self._on_every_way(blocks, store.span.row, row) for store in self._item_edits(mapping, ctx, key, "del", scope)):
+            return True
         for index in sites_in_scope(self.project, ctx.module, ctx.scope):
             site = summary.calls[index]
             func = site.func
@@ -650,11 +650,8 @@ class Resolver:
                     or func.base.id != mapping.id or not site.args or site.span.row >= row:
                 continue
             keys, at = self._popped_keys(site, summary, ctx)
-            block = _innermost_block(blocks, at)
-            if at != site.span.row and block >= 0 and blocks[block][1] == at:
-                block = blocks[block][0]  # the loop's own body: the block around the loop decides
-            if key in keys and _encloses(blocks, block, use_block) \
-                    and not any(at < b.pos // 65536 <= row for b in bindings):
+            if key in keys and self._on_every_way(blocks, at, row, loop_header=at != site.span.row) \
+                    and not _rebound(scope[2], at, row):
                 return True
         return False
 
@@ -666,19 +663,32 @@ class Resolver:
         scope = self._mapping_scope(mapping, ctx)
         if scope is None:
             return None
-        summary, blocks, bindings, row = scope
-        use_block = _innermost_block(blocks, row)
-        found = None
-        for store in summary.stores:
-            if store.scope != ctx.scope or store.attr != "[]" or store.kind != "assign" or type(store.target) is not Name \
-                    or store.target.id != mapping.id or type(store.key) is not Const or store.key.value != key \
-                    or store.span.row >= row or any(store.span.row < b.pos // 65536 <= row for b in bindings):
-                continue
-            if _encloses(blocks, _innermost_block(blocks, store.span.row), use_block):
-                found = store  # a later one replaces it
-        if found is None:
+        stores = [store for store in self._item_edits(mapping, ctx, key, "assign", scope)
+                  if self._on_every_way(scope[1], store.span.row, scope[3])]
+        if not stores:
             return None
-        return extend(self.eval(found.value, ctx), Step(ctx.module, found.span, f"set as `{mapping.id}[{key!r}]`"))
+        last = stores[-1]  # a later one replaces the ones before
+        return extend(self.eval(last.value, ctx), Step(ctx.module, last.span, f"set as `{mapping.id}[{key!r}]`"))
+
+    @staticmethod
+    def _item_edits(mapping: Name, ctx: Ctx, key: str, kind: str, scope):
+        """The ``mapping[key] = ...`` (kind "assign") or ``del mapping[key]`` ("del") statements
+        of ``ctx.scope`` made before the splat, with the name not bound again in between."""
+        summary, _, bindings, row = scope
+        for store in summary.stores:
+            if store.scope == ctx.scope and store.attr == "[]" and store.kind == kind and type(store.target) is Name \
+                    and store.target.id == mapping.id and type(store.key) is Const and store.key.value == key \
+                    and store.span.row < row and not _rebound(bindings, store.span.row, row):
+                yield store
+
+    @staticmethod
+    def _on_every_way(blocks, at: int, row: int, loop_header: bool = False) -> bool:
+        """Whether what happens at row ``at`` happens on every way to row ``row``: its block holds
+        ``row`` (for a ``for`` header, the block around the loop: its body runs for each key)."""
+        block = _innermost_block(blocks, at)
+        if loop_header and block >= 0 and blocks[block][1] == at:
+            block = blocks[block][0]
+        return _encloses(blocks, block, _innermost_block(blocks, row))
 
     def _mapping_scope(self, mapping: Name, ctx: Ctx):
         """(summary, blocks, bindings of the name, row of the splat) of a ``**name`` in ``ctx``."""
@@ -700,15 +710,12 @@ class Resolver:
         if loop is None or loop.kind != "for" or loop.target != key.id or loop.iter is None:
             return (), site.span.row
         values = []
-        for found in self.iterate_values(loop.iter, self.context(ctx.module, loop.scope)):
-            if type(found.obj) is not Lit:
-                return (), site.span.row
-            values.append(found.obj.value)
+        for iterable in self.eval(loop.iter, self.context(ctx.module, loop.scope)):
+            for found in self.iterate(iterable):
+                if type(found.obj) is not Lit:
+                    return (), site.span.row
+                values.append(found.obj.value)
         return tuple(values), loop.span.row
-
-    def iterate_values(self, value: Value, ctx: Ctx) -> Results:
-        """What iterating ``value`` gives, for each thing it may be."""
-        return join(self.iterate(found) for found in self.eval(value, ctx))
 
     @bounded(None)
     def kwargs_item(self, kwargs: Kwargs, key: str) -> Optional[Results]:
