@@ -12,7 +12,7 @@ from typing import Iterator, Set
 
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.objects import Step
+from ..model.objects import Inst, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -34,10 +34,15 @@ def check(model: Model) -> Iterator[Finding]:
         reported.add(base)
         model_call, wrapped = distributed
         built = loaders.construction_step(model.resolver, iteration.loader, "the training loader")
+        streams = [f.obj for f in model.value(iteration.loader, "dataset")
+                   if isinstance(f.obj, Inst) and model.is_iterable_dataset(f.obj.cls)]
+        remedy = ("split the stream by rank in its `__iter__` (`dist.get_rank()` of `dist.get_world_size()`, "
+                  "with the workers of each rank)" if streams else
+                  "pass `sampler=DistributedSampler(dataset)` and call `set_epoch` each epoch")
         yield finding(
             model, CODE, built.module, built.span,
             f"DataLoader feeds distributed training (the model is wrapped at {where(model, wrapped, built.module)}) "
             f"but nothing splits its data by rank: every rank trains on the whole dataset, so an epoch costs "
-            f"world-size times as much; pass `sampler=DistributedSampler(dataset)` and call `set_epoch` each epoch",
+            f"world-size times as much; {remedy}",
             (wrapped, Step(iteration.module, iteration.span, "the training loop"), model_call) + why + iteration.trail,
         )

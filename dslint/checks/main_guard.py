@@ -44,10 +44,13 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         built = loaders.construction_step(model.resolver, iteration.loader)
         here_built = built is not None and built.module == iteration.module and _module_level(model, iteration.loader)
-        span = built.span if here_built else (record.top or record.span)
-        if (iteration.module, span) in reported:
+        # at the loop or call itself (inside a module-level ``with`` or ``if`` too), one finding
+        # per module-level statement
+        span = built.span if here_built else record.span
+        statement = (iteration.module, record.top or record.span)
+        if (iteration.module, span) in reported or statement in reported:
             continue
-        reported.add((iteration.module, span))
+        reported.update({(iteration.module, span), statement})
         if here_built:
             message = (f"DataLoader built and iterated at module level (iterates a DataLoader with "
                        f"{workers.describe()} workers) outside `if __name__ == \"__main__\":`; {WHY}: {FIX_HINT}")
@@ -63,13 +66,14 @@ def check(model: Model) -> Iterator[Finding]:
             site = info.summary.calls[index]
             if site.guarded:
                 continue
-            span = site.top or site.span
-            if (info.key, span) in reported:
+            statement = (info.key, site.top or site.span)
+            if statement in reported or (info.key, site.span) in reported:
                 continue
             reason = _call_reason(model, info.key, index)
             if reason is None:
                 continue
-            reported.add((info.key, span))
+            span = site.span
+            reported.update({statement, (info.key, span)})
             text, trail = reason
             yield finding(model, CODE, info.key, span,
                           f"Module-level call runs at import time and {text}; {WHY}: {FIX_HINT}", trail)

@@ -228,6 +228,9 @@ def _apply(fn, op: str, objs):
             return Top("fold")
     if len(objs) == 2:
         left, right = objs
+        if op == "*" and any(type(o) is Lit and o.value == 0 and _number(o.value) for o in objs) \
+                and all(type(o) in (Lit, Top, PositiveInt) for o in objs):
+            return Lit(0)  # ``num_gpus * workers_per_gpu`` with no workers per GPU: none, however many GPUs
         if isinstance(right, PositiveInt) and isinstance(left, Lit):
             left, right, op = right, left, FLIPPED.get(op, op)
         if isinstance(left, PositiveInt) and isinstance(right, Lit) and _number(right.value):

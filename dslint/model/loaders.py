@@ -489,6 +489,10 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
                 return entry
         elif isinstance(obj, Config) and configfiles.writes_key(resolver, obj, key):
             return ArgumentSource(Item(mapping, Const(key)), ctx, site, span)  # ``**cfg.loader``: the file's entry
+        elif isinstance(obj, Inst) and resolver.is_bag(obj):
+            found_in_bag = _bag_source(resolver, obj, mapping, ctx, site, span, key)
+            if found_in_bag is not None:
+                return found_in_bag
         elif isinstance(obj, Kwargs) and obj.ctx.call is not None:
             call = resolver.project.call(obj.ctx.call)
             caller = obj.ctx.caller or Ctx(obj.ctx.call.module, call.scope)
@@ -504,6 +508,22 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
             if default is not None:
                 return ArgumentSource(default[0], obj.ctx, default[1], default[2])
     return None
+
+
+def _bag_source(resolver: "Resolver", bag: Inst, mapping, ctx: Ctx, site: SiteRef, span,
+                key: str) -> Optional[ArgumentSource]:
+    """``key`` of an attribute bag splatted into the call (``**c.data_loader_kwargs`` of an
+    ``EasyDict(pin_memory=True, prefetch_factor=2)``): read as the bag's attribute, what is set
+    on it later included, and reported at the keyword that built the bag when it has one,
+    else at the ``**``. None when neither the construction nor a later store gives it."""
+    value = Attr(mapping, key)
+    if bag.site is not None:
+        call = resolver.project.call(bag.site)
+        for (name, _), inner in zip(call.keywords, call.keyword_spans):
+            if name == key:
+                return ArgumentSource(value, ctx, bag.site, inner)
+    always, sometimes, _, _ = resolver.outside_stores(bag, key)
+    return ArgumentSource(value, ctx, site, span) if always or sometimes else None
 
 
 def _dict_entry(resolver: "Resolver", container, site: SiteRef, span, key: str,

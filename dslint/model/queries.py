@@ -85,7 +85,11 @@ DATA_PARALLEL = frozenset({
 RANK_BLIND_SAMPLERS = frozenset({"RandomSampler", "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler",
                                  "BatchSampler"})
 RANK_BLIND_DATASET_PACKAGES = ("torch.utils.data", "torchvision.datasets")
-RANK_WORDS = ("rank", "world", "replica", "shard", "process_index", "num_processes")
+RANK_WORDS = ("rank", "world", "replica", "process_index", "num_processes")
+# ``shard`` speaks of ranks as a count or an index of shards (``num_shards``, ``shard_id``) or
+# the call that takes one (``dataset.shard(n, i)``), not as the files a stream reads
+# (``self.shards``, ``shard_paths``), which every rank may read whole.
+SHARD_WORD = re.compile(r"(?:^|_)(?:num|n|total|count)_?shards?(?:$|_)|(?:^|_)shards?_?(?:id|idx|index|rank|count|num)(?:$|_)|^shard$")
 
 
 def _reads_attribute(value, receiver: str, name: str) -> bool:
@@ -106,7 +110,7 @@ def _reads_attribute(value, receiver: str, name: str) -> bool:
 def _rank_word(name: str) -> bool:
     """A name or string that speaks of distributed ranks (``local_rank``, ``WORLD_SIZE``, ``num_shards``)."""
     lowered = name.lower()
-    return any(word in lowered for word in RANK_WORDS)
+    return any(word in lowered for word in RANK_WORDS) or SHARD_WORD.search(lowered) is not None
 
 
 def _trains(site: CallSite) -> bool:
@@ -1126,7 +1130,18 @@ class Model:
                     verdict, trail = self._dataset_split(part, depth + 1)
                     if verdict != "none":
                         return verdict, trail
+                elif isinstance(part.obj, Inst) and self._is_sampler_object(part.obj):
+                    # a stream drawing its indexes from a sampler (``ToIterableDataset(ds, sampler)``)
+                    verdict, trail = self._sampler_split((part,), depth + 1)
+                    if verdict == "split":
+                        return verdict, trail
         return "none", (step,)
+
+    def _is_sampler_object(self, obj: Inst) -> bool:
+        return any(isinstance(item, Ext) and item.qualname.startswith("torch.utils.data")
+                   and item.qualname.rpartition(".")[2] == "Sampler" for item in self.resolver.mro(obj.cls)) \
+            if isinstance(obj.cls, Cls) else (obj.cls.qualname.startswith("torch.utils.data")
+                                              and obj.cls.qualname.endswith("Sampler"))
 
     def _is_dataset_object(self, obj: Inst) -> bool:
         if isinstance(obj.cls, Cls):
@@ -1136,26 +1151,33 @@ class Model:
 
     def _rank_aware(self, cls: Cls) -> bool:
         """Whether the code of a project class (and of its project bases) mentions a rank,
-        a world size, replicas or shards (``dist.get_rank()``, ``self.rank``, ``RANK``)."""
+        a world size, replicas or shards (``dist.get_rank()``, ``self.rank``, ``RANK``), itself
+        or in the project functions its methods call, two calls down (a stream handing its
+        file list to ``shards_for_this_process(self.shards)``, which splits it by rank)."""
         for item in self.resolver.mro(cls):
             if not isinstance(item, Cls):
                 continue
             klass = self.project.klass(item.module, item.qualname)
-            summary = self.project.summary(item.module)
-            if klass is None or summary is None:
-                continue
-            for method in klass.methods:
-                function = summary.functions.get(f"{item.qualname}.{method}")
-                if function is None:
-                    continue
-                names = set(function.loads) | set(function.attr_loads) | {p.name for p in function.params}
-                if any(_rank_word(n) for n in names):
+            for method in klass.methods if klass is not None else ():
+                if self._mentions_rank_in(Func(item.module, f"{item.qualname}.{method}"), Inst(cls), 2):
                     return True
-                for index in sites_in_scope(self.project, item.module, function.qualname):
-                    site = summary.calls[index]
-                    if any(isinstance(a, Const) and isinstance(a.value, str) and _rank_word(a.value) for a in site.args):
-                        return True
         return False
+
+    def _mentions_rank_in(self, func: Func, self_obj, depth: int) -> bool:
+        """The code of ``func`` names a rank (see ``_rank_aware``), or a function it calls does."""
+        summary = self.project.summary(func.module)
+        function = summary.functions.get(func.qualname) if summary is not None else None
+        if function is None:
+            return False
+        names = set(function.loads) | set(function.attr_loads) | {p.name for p in function.params}
+        if any(_rank_word(n) for n in names):
+            return True
+        for index in sites_in_scope(self.project, func.module, func.qualname):
+            site = summary.calls[index]
+            if any(isinstance(a, Const) and isinstance(a.value, str) and _rank_word(a.value) for a in site.args):
+                return True
+        return depth > 0 and any(self._mentions_rank_in(callee, bound, depth - 1)
+                                 for callee, bound, _ in self.callees(func, self_obj) if callee != func)
 
     def _mentions_rank(self, ref: SiteRef, ctx: Optional[Ctx], depth: int = 2) -> bool:
         """Whether the call at ``ref`` is written with a rank or a world size, directly or

@@ -629,6 +629,8 @@ class Resolver:
                 item = configfiles.splatted(self, found, key)
                 if item is not None:
                     parts.append(item)
+            elif isinstance(obj, Inst) and isinstance(obj.cls, Cls) and self.is_bag_class(obj.cls):
+                parts.append(self.attribute(found, key, ctx))  # ``**c.data_loader_kwargs`` of a project ``EasyDict``
             else:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else None
@@ -1091,7 +1093,7 @@ class Resolver:
         """``own()`` (what the object says ``name`` is), replaced by what the code that built it
         unconditionally sets there afterwards (``cfg = Cfg(); cfg.workers = 8``), or joined
         with what is set elsewhere or under a condition."""
-        always, sometimes, fills, unknown = self._outside_stores(obj, name)
+        always, sometimes, fills, unknown = self.outside_stores(obj, name)
         if always:
             return extend(join(always + sometimes), unknown)
         kept = own()
@@ -1104,10 +1106,10 @@ class Resolver:
     def set_after(self, obj, name: str) -> Results:
         """What code outside ``obj``'s class sets as ``obj.name`` after building it
         (``full.transform = Compose([...])`` on a torchvision dataset)."""
-        always, sometimes, _, _ = self._outside_stores(obj, name)
+        always, sometimes, _, _ = self.outside_stores(obj, name)
         return join(always + sometimes) if always or sometimes else ()
 
-    def _outside_stores(self, obj, name: str):
+    def outside_stores(self, obj, name: str):
         key = (obj, name)
         found = self._overrides.get(key)
         if found is not None:
@@ -1411,6 +1413,8 @@ class Resolver:
             return attr if attr is not None else UNKNOWN_RESULT
         if kind is Inst:
             if isinstance(obj.cls, Cls):
+                if self.is_bag_class(obj.cls):
+                    return self.overridden(obj, name, lambda: self.bag_attribute(obj, name))
                 return extend(self.instance_attribute(obj, name, ctx.scope), None)
             if obj.cls.qualname in ATTRIBUTE_BAGS:
                 return self.overridden(obj, name, lambda: self.bag_attribute(obj, name))
@@ -1436,6 +1440,22 @@ class Resolver:
         if kind is Lit and name == "parent" and type(obj.value) is str:
             return one(Lit(os.path.dirname(obj.value)), found.trail)  # ``Path(__file__).parent``
         return UNKNOWN_RESULT
+
+    def is_bag(self, obj: Inst) -> bool:
+        """An attribute bag: ``SimpleNamespace``, ``easydict`` and the like, or a project one."""
+        return obj.cls.qualname in ATTRIBUTE_BAGS if isinstance(obj.cls, Ext) else self.is_bag_class(obj.cls)
+
+    def is_bag_class(self, cls: Cls) -> bool:
+        """A project ``dict`` subclass read by attribute (``class EasyDict(dict)`` defining
+        ``__getattr__``, StyleGAN's ``dnnlib.EasyDict``): an attribute bag like ``easydict``'s."""
+        key = ("bag", cls)
+        found = self._decorations.get(key)
+        if found is None:
+            mro = self.mro(cls)
+            found = any(isinstance(item, Ext) and item.qualname in ("builtins.dict", "dict") for item in mro) and any(
+                isinstance(item, Cls) and self.method(item, "__getattr__") is not None for item in mro)
+            self._decorations[key] = found
+        return found
 
     def bag_attribute(self, bag: Inst, name: str) -> Results:
         """``hp.workers`` of ``hp = SimpleNamespace(workers=2)`` / ``EasyDict({"workers": 2})``:
