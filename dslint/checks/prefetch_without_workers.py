@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ..diagnostics import Finding
+from ..analysis.values import Name
 from ..model import loaders
 from ..model.objects import Lit
 from ..model.queries import Model
@@ -67,5 +68,7 @@ def check(model: Model) -> Iterator[Finding]:
             (loaders.construction_step(model.resolver, loader),) + workers.trail("zero"),
             tested=tested, **loaders.fix_facts(model.resolver, loader),
             # a mapping's entry is not rewritten, nor a keyword other loaders take from the same dict
-            in_place=in_place, **({} if value_text is not None and in_place else {"fixable": False}),
+            # a zero branch written in another statement (``p = ... if n > 0 else 2``) is not rewritten here
+            in_place=in_place, **({} if value_text is not None and in_place and not (tested and type(given.value) is Name)
+                                  else {"fixable": False}),
         )
