@@ -35,7 +35,7 @@ SEED_WORDS = (
     b"persistent_workers", b"prefetch_factor", b"cv2", b"multiprocessing", b"ProcessPoolExecutor",
     b"set_start_method", b"VideoCapture", b"h5py", b"lmdb", b"sqlite3", b"tarfile", b"zipfile", b"truetype",
     b"__getitem__", b"__iter__", b"DataPipe", b"Sampler", b"create_loader", b"WebLoader", b"TrainingArguments",
-    b"set_epoch", b"setNumThreads", b"set_num_threads",
+    b"set_epoch", b"setNumThreads", b"set_num_threads", b"num_proc",
     # training-library entry points and frameworks that build or manage loaders
     b"Trainer", b"YOLO", b"RTDETR", b"Runner", b"Accelerator", b"LightningModule", b"LightningDataModule",
 )

@@ -574,12 +574,19 @@ def process_start(model: "Model", func: Func, self_obj=None) -> Optional[Effect]
             continue
         names = callee_names(model, site, ctx)
         kind = next((k for k in map(process_start_kind, names) if k), None)
-        if kind is None and last_name(site.func) in PROCESS_MAPPERS and _several_processes(model, site, ctx) \
-                and any(q.replace("()", "").startswith("datasets.") for q in names):
+        if kind is None and datasets_pool(model, site, ctx, names):
             kind = "starts a process pool (`num_proc`)"
         if kind is not None:
             return Effect(ref.module, ref.index, site, f"{_text(model, ref, site)} {kind}")
     return None
+
+
+def datasets_pool(model: "Model", site: CallSite, ctx: Ctx, names=None) -> bool:
+    """A Hugging Face ``datasets`` ``map``/``filter`` told to use processes (``num_proc=8``)."""
+    if last_name(site.func) not in PROCESS_MAPPERS or not _several_processes(model, site, ctx):
+        return False
+    names = callee_names(model, site, ctx) if names is None else names
+    return any(q.replace("()", "").startswith("datasets.") for q in names)
 
 
 def _several_processes(model: "Model", site: CallSite, ctx: Ctx) -> bool:

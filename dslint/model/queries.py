@@ -25,7 +25,7 @@ from ..analysis.summary import CallSite, FunctionSummary, Loop, Span
 from ..analysis.values import (Attr, Call, Const, DictDisplay, FunctionRef, Imported, Item, Name, Op, Part, Seq, Starred,
                                dotted, last_name, same_value)
 from . import externals, mmconfig
-from .effects import SHARDING_NAMES, main_process_only
+from .effects import SHARDING_NAMES, datasets_pool, main_process_only
 from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
 from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, LIGHTNING_MODULES, POOL_INITIALIZERS,
@@ -55,6 +55,12 @@ from .resolver import MAX_CALL_DEPTH, Resolver, extend, join, reaching, same_obj
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
 WORKER_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
+# Library datasets whose own ``__getitem__`` calls a method the project's subclass defines:
+# PyTorch Geometric's ``Dataset.__getitem__`` runs ``self.get(idx)`` in the worker.
+LIBRARY_ITEM_HOOKS = {
+    "torch_geometric.data.Dataset": ("get",), "torch_geometric.data.dataset.Dataset": ("get",),
+    "torch_geometric.data.InMemoryDataset": ("get",), "torch_geometric.data.in_memory_dataset.InMemoryDataset": ("get",),
+}
 DATASET_BASES = (
     "torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset", "torch.utils.data.IterableDataset",
     "torch.utils.data.dataset.IterableDataset", "torch.utils.data.TensorDataset",
@@ -1358,7 +1364,7 @@ class Model:
             return entries
         expanded[obj] = depth
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
-            for name in WORKER_METHODS:
+            for name in WORKER_METHODS + self._library_item_hooks(obj.cls):
                 method = self.resolver.method(obj.cls, name)
                 if method is not None:
                     entries.append(WorkerFunction(method, obj, "dataset", trail))
@@ -1375,6 +1381,15 @@ class Model:
             for found in self.resolver.container_values(obj):
                 entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1, expanded))
         return entries
+
+    def _library_item_hooks(self, cls: Cls) -> Tuple[str, ...]:
+        """The methods a library base's ``__getitem__`` calls on the project's subclass, when
+        the subclass does not define ``__getitem__`` itself (``LIBRARY_ITEM_HOOKS``)."""
+        method = self.resolver.method(cls, "__getitem__")
+        if method is not None:
+            return ()
+        return tuple(hook for item in self.resolver.mro(cls) if isinstance(item, Ext)
+                     for hook in LIBRARY_ITEM_HOOKS.get(item.qualname, ()))
 
     def held_datasets(self, dataset: Inst) -> List[Tuple[Found, Step]]:
         """The datasets a project dataset keeps on ``self`` (a wrapper's ``self.dataset``, the list a
@@ -1909,6 +1924,8 @@ class Model:
                                     f"with spawn")
                         if matched and how != "" and not self._told_no_workers(site, ctx):
                             return f"calls `{matched}(...).{name}()`, which starts DataLoader workers"
+        if datasets_pool(self, site, ctx):  # spawned pool processes import the main module too
+            return f"calls `.{name}(num_proc=...)` of a `datasets` dataset, which starts a process pool"
         if name in PROCESS_STARTERS_LAST:
             here = SiteRef(module, index)
             for found in self.resolver.eval(site.func, ctx):
