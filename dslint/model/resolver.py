@@ -225,6 +225,7 @@ class Resolver:
         self._stores_by_attr = None
         self._imports: Dict[Tuple[Imported, str], Results] = {}
         self._decorations: Dict[Tuple[int, int], bool] = {}
+        self._splat_memo: Dict[tuple, Optional[Results]] = {}
         self._importing: Set[Tuple[Imported, str]] = set()
         self._varargs: Dict[tuple, object] = {}
         self._contexts: Dict[Tuple[str, str], Ctx] = {}
@@ -605,11 +606,9 @@ class Resolver:
         """``key`` in a ``**mapping`` argument, when the mapping can be followed (None: not
         given, also when popped from it first)."""
         if type(mapping) is Name:
-            if self._popped_before(mapping, ctx, key):
-                return None
-            stored = self._item_stored_before(mapping, ctx, key)
-            if stored is not None:
-                return stored
+            edited = self._splat_edits(mapping, ctx, key)
+            if edited is not None:
+                return edited or None  # ``()``: the key was removed before the splat
         parts = []
         for found in self.eval(mapping, ctx):
             obj = found.obj
@@ -634,6 +633,18 @@ class Resolver:
             else:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else None
+
+    def _splat_edits(self, mapping: Name, ctx: Ctx, key: str) -> Optional[Results]:
+        """What edits of ``mapping`` made before its splat decide for ``key``: ``()`` when they
+        remove it, its value when they set it, None when they decide nothing. Memoised per
+        splat: every keyword a loader query asks about reads the same statements."""
+        memo_key = (ctx, mapping.id, mapping.pos, key)  # a value set there is read in this context
+        if memo_key in self._splat_memo:
+            return self._splat_memo[memo_key]
+        self._splat_memo[memo_key] = None  # recursion guard
+        result = () if self._popped_before(mapping, ctx, key) else self._item_stored_before(mapping, ctx, key)
+        self._splat_memo[memo_key] = result
+        return result
 
     def _popped_before(self, mapping: Name, ctx: Ctx, key: str) -> bool:
         """``params.pop("shuffle", None)`` (or ``del params["shuffle"]``) before ``**params``, on
