@@ -457,7 +457,7 @@ def _seeded_from_itself(site, generator, function, summary) -> bool:
     being reseeded is whatever its shared state gives, the same in every worker; no reseeding."""
     if not site.args:
         return False
-    seed = _bound_once(site.args[0], function)
+    seed = bound_once(site.args[0], function)
     if type(seed) is not Call:
         return False
     drawn = summary.calls[seed.index].func
@@ -479,12 +479,12 @@ def _worker_dataset(value, function, summary) -> bool:
     """Whether ``value`` is the worker's dataset object itself, ``info.dataset`` of ``info =
     get_worker_info()`` or ``get_worker_info().dataset`` (through a local name bound to it once
     or not), not something reached through it (``info.dataset.dataset``, ``.datasets[0]``)."""
-    value = _bound_once(value, function)
+    value = bound_once(value, function)
     return (type(value) is Attr and value.name == "dataset"
-            and _is_worker_info(_bound_once(value.base, function), summary))
+            and _is_worker_info(bound_once(value.base, function), summary))
 
 
-def _bound_once(value, function):
+def bound_once(value, function):
     """What a local name is bound to when it is bound once (else the value itself)."""
     if type(value) is Name and function is not None:
         bindings = function.bindings.get(value.id, ())

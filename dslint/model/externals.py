@@ -502,23 +502,25 @@ def _str(resolver, qualname, ref, ctx) -> Results:
 def _environment(resolver, qualname, ref, ctx) -> Results:
     """``os.environ.get("NUM_WORKERS", 0)``: like an ``argparse`` default, the default is what
     the program runs with unless someone sets the variable; without a default, unknown."""
-    default = _arg(resolver, ref, ctx, 1, "default")
-    if not default or not all(isinstance(f.obj, Lit) for f in default):
-        return one(Inst(Ext(qualname), ref, ctx))
     names = _arg(resolver, ref, ctx, 0, "key") or ()
     name = names[0].obj.value if len(names) == 1 and isinstance(names[0].obj, Lit) else "the variable"
-    step = Step(ref.module, resolver.project.call(ref).span, f"default of environment variable `{name}`")
+    return _run_default(resolver, qualname, ref, ctx, _arg(resolver, ref, ctx, 1, "default"),
+                        f"default of environment variable `{name}`")
+
+
+def _run_default(resolver, qualname, ref, ctx, default: Optional[Results], note: str) -> Results:
+    """A default a run may override (``note`` says whose): the literal ``default``, with the
+    call as the step that explains it; the call's own result when the default is not literal."""
+    if not default or not all(isinstance(f.obj, Lit) for f in default):
+        return one(Inst(Ext(qualname), ref, ctx))
+    step = Step(ref.module, resolver.project.call(ref).span, note)
     return tuple(Found(f.obj, (step,) + f.trail) for f in default)
 
 
 def _typer_option(resolver, qualname, ref, ctx) -> Results:
     """``num_workers: int = typer.Option(8, help=...)``: the parameter is the option's default
     unless the command line gives one, like an ``argparse`` default."""
-    default = _arg(resolver, ref, ctx, 0, "default")
-    if not default or not all(isinstance(f.obj, Lit) for f in default):
-        return one(Inst(Ext(qualname), ref, ctx))
-    step = Step(ref.module, resolver.project.call(ref).span, COMMAND_LINE_DEFAULT)
-    return tuple(Found(f.obj, (step,) + f.trail) for f in default)
+    return _run_default(resolver, qualname, ref, ctx, _arg(resolver, ref, ctx, 0, "default"), COMMAND_LINE_DEFAULT)
 
 
 STRING_TESTS = {"startswith": str.startswith, "endswith": str.endswith}

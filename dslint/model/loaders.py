@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from ..analysis.values import Attr, Call, Const, DictDisplay, Item, Name, Starred, last_name, same_value
 from . import configfiles, mmconfig
+from .effects import bound_once
 from .externals import overridable, truthiness
 from .libraries import DATALOADER_POSITIONAL, TRAINERS, matches
 from .objects import (UNKNOWN_RESULT, Cls, Config, Container, Ctx, Ext, Found, Inst, Kwargs, Lit, Managed, PositiveInt,
@@ -605,15 +606,6 @@ def substitute(value, old, new):
     return value
 
 
-def _bound_once(resolver: "Resolver", value, ctx: Ctx):
-    """The expression a local name is assigned, when its function assigns it once; else ``value``."""
-    if type(value) is not Name or not ctx.scope:
-        return value
-    function = resolver.project.function(ctx.module, ctx.scope)
-    bindings = function.bindings.get(value.id, ()) if function is not None else ()
-    return bindings[0].value if len(bindings) == 1 and bindings[0].kind == "assign" else value
-
-
 def when_workers_zero(resolver: "Resolver", inst, name: str) -> Tuple[Optional[Results], bool]:
     """The value of argument ``name`` where the worker count is zero, and whether the
     expression itself tests the worker count (``2 if workers > 0 else None``)."""
@@ -625,7 +617,8 @@ def when_workers_zero(resolver: "Resolver", inst, name: str) -> Tuple[Optional[R
     value = given.value
     tested = False
     if workers is not None and workers.ctx == given.ctx and not isinstance(workers.value, Const):
-        written = _bound_once(resolver, value, given.ctx)  # ``prefetch = 2 * n if n > 0 else 2``, then ``prefetch_factor=prefetch``
+        function = resolver.project.function(given.ctx.module, given.ctx.scope) if given.ctx.scope else None
+        written = bound_once(value, function)  # ``prefetch = 2 * n if n > 0 else 2``, then ``prefetch_factor=prefetch``
         zeroed = substitute(written, workers.value, Const(0))
         tested = zeroed is not written and zeroed != written
         value = zeroed if tested else value

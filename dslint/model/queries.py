@@ -50,7 +50,7 @@ from .objects import (
     UNKNOWN_RESULT,
 )
 from .project import Project, sites_in_scope
-from .resolver import MAX_CALL_DEPTH, Resolver, extend, join, reaching, same_object
+from .resolver import Resolver, extend, join, reaching, same_object
 
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
@@ -948,8 +948,7 @@ class Model:
             if function is None or not first <= call.span.row <= last:
                 continue
             step = Step(ref.module, call.span, f"calls `{callee.qualname.rpartition('.')[2]}()`")
-            caller = ctx if ctx.depth() < MAX_CALL_DEPTH else Ctx(ctx.module, ctx.scope, self_obj=ctx.self_obj)
-            inner = Ctx(callee.module, callee.qualname, ref, caller, bound)
+            inner = self.resolver.call_context(callee, ref, ctx, bound)
             yield from self._code_run_by(callee.module, callee.qualname, function.span.row, function.end_row,
                                          depth - 1, bound, trail + (step,), inner)
 

@@ -642,18 +642,20 @@ class Resolver:
         if memo_key in self._splat_memo:
             return self._splat_memo[memo_key]
         self._splat_memo[memo_key] = None  # recursion guard
-        result = () if self._popped_before(mapping, ctx, key) else self._item_stored_before(mapping, ctx, key)
+        scope = self._mapping_scope(mapping, ctx)
+        result = None
+        if scope is not None:
+            result = () if self._popped_before(mapping, ctx, key, scope) \
+                else self._item_stored_before(mapping, ctx, key, scope)
         self._splat_memo[memo_key] = result
         return result
 
-    def _popped_before(self, mapping: Name, ctx: Ctx, key: str) -> bool:
+    def _popped_before(self, mapping: Name, ctx: Ctx, key: str, scope) -> bool:
         """``params.pop("shuffle", None)`` (or ``del params["shuffle"]``) before ``**params``, on
         every way to it (in a block holding it), also as ``for k in ("shuffle", "sampler"):
-        params.pop(k, None)``, with ``params`` not bound again in between: the key is gone."""
-        scope = self._mapping_scope(mapping, ctx)
-        if scope is None:
-            return False
-        summary, blocks, _, row = scope
+        params.pop(k, None)``, with ``params`` not bound again in between: the key is gone.
+        ``scope``: the splat's ``_mapping_scope``."""
+        summary, blocks, bindings, row = scope
         if any(self._on_every_way(blocks, store.span.row, row) for store in self._item_edits(mapping, ctx, key, "del", scope)):
             return True
         for index in sites_in_scope(self.project, ctx.module, ctx.scope):
@@ -664,18 +666,15 @@ class Resolver:
                 continue
             keys, at = self._popped_keys(site, summary, ctx)
             if key in keys and self._on_every_way(blocks, at, row, loop_header=at != site.span.row) \
-                    and not _rebound(scope[2], at, row):
+                    and not _rebound(bindings, at, row):
                 return True
         return False
 
-    def _item_stored_before(self, mapping: Name, ctx: Ctx, key: str) -> Optional[Results]:
+    def _item_stored_before(self, mapping: Name, ctx: Ctx, key: str, scope) -> Optional[Results]:
         """``params["persistent_workers"] = n > 0`` before ``**params``, on every way to it (in a
         block holding it), with ``params`` not bound again in between: the value of the last one.
         A store made only on some ways (``if shuffle: kw["sampler"] = ...; del kw["shuffle"]``)
         decides nothing: what the mapping held stands."""
-        scope = self._mapping_scope(mapping, ctx)
-        if scope is None:
-            return None
         stores = [store for store in self._item_edits(mapping, ctx, key, "assign", scope)
                   if self._on_every_way(scope[1], store.span.row, scope[3])]
         if not stores:
@@ -1423,12 +1422,10 @@ class Resolver:
             attr = self.class_attribute(obj, name)
             return attr if attr is not None else UNKNOWN_RESULT
         if kind is Inst:
-            if isinstance(obj.cls, Cls):
-                if self.is_bag_class(obj.cls):
-                    return self.overridden(obj, name, lambda: self.bag_attribute(obj, name))
-                return extend(self.instance_attribute(obj, name, ctx.scope), None)
-            if obj.cls.qualname in ATTRIBUTE_BAGS:
+            if self.is_bag(obj):
                 return self.overridden(obj, name, lambda: self.bag_attribute(obj, name))
+            if isinstance(obj.cls, Cls):
+                return extend(self.instance_attribute(obj, name, ctx.scope), None)
             return self.libraries.instance_attribute(self, obj, name) or UNKNOWN_RESULT
         if kind is Batch:
             return one(obj, found.trail)
@@ -1975,13 +1972,19 @@ class Resolver:
         function = self.project.function(func.module, func.qualname)
         if function is None:
             return UNKNOWN_RESULT
-        caller = ctx if ctx.depth() < MAX_CALL_DEPTH else Ctx(ctx.module, ctx.scope, self_obj=ctx.self_obj)
-        inner = Ctx(func.module, func.qualname, ref, caller, self_obj, shift)
+        inner = self.call_context(func, ref, ctx, self_obj, shift)
         if function.is_generator:
             return one(Gen(func, inner))
         if not function.returns:
             return one(Lit(None))
         return join(self.eval(value, inner) for value in function.returns)
+
+    @staticmethod
+    def call_context(func: Func, ref: SiteRef, ctx: Ctx, self_obj: Optional[Obj], shift: int = 0) -> Ctx:
+        """The context ``func`` runs in when called at ``ref`` from ``ctx``: its parameters bound
+        to that call's arguments, the callers' chain cut at ``MAX_CALL_DEPTH``."""
+        caller = ctx if ctx.depth() < MAX_CALL_DEPTH else Ctx(ctx.module, ctx.scope, self_obj=ctx.self_obj)
+        return Ctx(func.module, func.qualname, ref, caller, self_obj, shift)
 
     def call_partial(self, partial: Inst, ref: SiteRef, ctx: Ctx) -> Results:
         """Calling ``functools.partial(f, ...)``: ``f`` runs with the partial's arguments first."""
