@@ -172,7 +172,8 @@ _RULES = [
         "DSL304",
         "fresh-iterator-in-loop",
         "`iter(loader)` of a loader with workers is created again on every pass of a loop and one "
-        "batch taken: every pass starts all workers.",
+        "batch taken: every pass starts all workers (or resets persistent ones) and throws their prefetched "
+        "batches away.",
         severity="warning",
     ),
     Rule(

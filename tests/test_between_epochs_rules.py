@@ -61,11 +61,14 @@ HEADER = "import torch\nfrom torch.utils.data import DataLoader, Dataset, Tensor
         # a new iterator and one batch per pass: fires
         ("def f(ds):\n    loader = DataLoader(ds, num_workers=2)\n    for _ in range(9):\n"
          "        next(iter(loader))\n", [6]),
-        # unknown workers, unknown persistence: unknown stays unknown
+        # unknown workers: unknown stays unknown
         ("def f(ds, workers):\n    loader = DataLoader(ds, num_workers=workers)\n    for _ in range(9):\n"
          "        next(iter(loader))\n", []),
+        # persistent or not, a new iterator throws the prefetched batches away: fires either way
         ("def f(ds, keep):\n    loader = DataLoader(ds, num_workers=2, persistent_workers=keep)\n"
-         "    for _ in range(9):\n        next(iter(loader))\n", []),
+         "    for _ in range(9):\n        next(iter(loader))\n", [6]),
+        ("def f(ds):\n    loader = DataLoader(ds, num_workers=2, persistent_workers=True)\n"
+         "    for _ in range(9):\n        next(iter(loader))\n", [6]),
         # a loop over loaders, a loader built on each pass
         ("def f(ds):\n    a = DataLoader(ds, num_workers=2)\n    b = DataLoader(ds, num_workers=2)\n"
          "    for loader in (a, b):\n        next(iter(loader))\n", []),

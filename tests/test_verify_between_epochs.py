@@ -55,6 +55,10 @@ def test_fresh_iterators_need_two_new_starts_after_unfinished_iterators():
     assert epochs.verdict == NOT_REPRODUCED and "after the previous one ended" in epochs.evidence
     fresh = judges.dsl304(_ctx(script=[_iter(2, 1, False, 2), _iter(3, 1, False, 2)]))
     assert fresh.verdict == CONFIRMED and "4 worker processes started for those 2 batches" in fresh.evidence
+    persistent = judges.dsl304(_ctx(script=[_iter(2, 1, False, 0), _iter(3, 1, False, 0)]))
+    assert persistent.verdict == CONFIRMED and "reset the persistent workers" in persistent.evidence
+    ended = judges.dsl304(_ctx(script=[_iter(2, 4, True, 0), _iter(3, 4, True, 0)]))
+    assert ended.verdict == NOT_REPRODUCED and "on the same (persistent) workers" in ended.evidence
     assert judges.dsl304(_ctx(script=[])) is None
     kept = judges.dsl304(_ctx(script=[{"ev": "drive", "steps": 8}]))
     assert kept.verdict == NOT_REPRODUCED and "took 8 batches from one iterator" in kept.evidence

@@ -75,7 +75,7 @@ class Scope:
     __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "self_item_stores", "self_inert", "self_used",
                  "returns",
                  "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills",
-                 "positive", "capped", "param_tests", "tests")
+                 "positive", "capped", "param_tests", "tests", "param_copies")
 
     def __init__(self, kind: str, qualname: str, self_name: Optional[str] = None):
         self.kind = kind
@@ -103,6 +103,7 @@ class Scope:
         self.capped: List[Tuple[int, int, int, Value, int]] = []
         self.param_tests: List[Tuple[int, str, str]] = []
         self.tests: List[Tuple[Value, Span]] = []
+        self.param_copies: Dict[str, Optional[str]] = {}  # ``self.<attr> = <param>`` made once, unconditionally
 
     def frozen_bindings(self) -> Dict[str, Tuple[Binding, ...]]:
         return {name: tuple(items) for name, items in self.bindings.items()}
@@ -124,6 +125,7 @@ class Extractor:
         self.guarded = False
         self.handlers: Tuple[str, ...] = ()
         self.none_guards: Tuple[Tuple[str, str], ...] = ()  # (root name, attr) tested for None
+        self.not_none: Tuple[str, ...] = ()  # ``ast.dump`` of expressions the enclosing ``if``s hold not None
         self.filling: Tuple[Tuple[Tuple[str, ...], int], ...] = ()  # (target, body block) of ``if <target unset>:``
         self.top: Optional[Span] = None
         self.imports: List[Value] = []
@@ -279,6 +281,21 @@ class Extractor:
         fills = root is not None and self.block >= 0 and ((root, attr), self.block) in self.filling
         self.summary.stores.append(_new(AttrStore, (self.scope.qualname, target, attr, value, self.span(node), kind, guarded,
                                                     self.loop, self.block, key, fills)))
+        if root is not None and root == self.scope.self_name:
+            self._note_param_copy(attr, value, kind, key)
+
+    def _note_param_copy(self, attr: str, value: Value, kind: str, key: Optional[Value]) -> None:
+        """Remember ``self.<attr> = <param>`` stored once on every way through the method (not
+        in a branch or loop, the parameter not rebound): a later ``if self.<attr>:`` tests
+        what the caller passed, like ``if <param>:``."""
+        copies = self.scope.param_copies
+        copied = None
+        if attr not in copies and kind == "assign" and key is None and self.block < 0 and self.loop < 0 \
+                and type(value) is Name:
+            bindings = self.scope.bindings.get(value.id, ())
+            if len(bindings) == 1 and bindings[0].kind == "param":
+                copied = value.id
+        copies[attr] = copied  # a second store of the attribute: no longer the parameter
 
     def _self_attribute(self, target: ast.AST) -> Optional[str]:
         """``<attr>`` when ``target`` is ``self.<attr>`` of the method being read."""
@@ -389,14 +406,17 @@ class Extractor:
             bindings.setdefault(param.name, []).append(_new(Binding, ("param", UNKNOWN, param.span, False, 0, -1)))
 
     def _enter(self, scope: Scope, body) -> None:
-        saved = (self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block, self.filling)
+        saved = (self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block, self.filling,
+                 self.not_none)
         self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block = scope, -1, (), (), False, -1
+        self.not_none = ()
         self.filling = ()
         if isinstance(body, list):
             self._block(body)
         else:
             scope.returns.append(self.expr(body))
-        self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block, self.filling = saved
+        self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block, self.filling, \
+            self.not_none = saved
 
     def _finish_function(self, summary: FunctionSummary, scope: Scope) -> None:
         summary.bindings = scope.frozen_bindings()
@@ -441,6 +461,8 @@ class Extractor:
         self.updating = self._self_attribute(node.targets[0]) if len(node.targets) == 1 else None
         value = self.expr(node.value)
         self.updating = updating
+        if self.not_none and isinstance(node.value, (ast.Name, ast.Attribute)) and ast.dump(node.value) in self.not_none:
+            value = Op("notnone", (value,))  # ``if args.workers is not None: cfg.workers = args.workers``
         for target in node.targets:
             self.bind_target(target, value, "assign", node.value)
 
@@ -568,11 +590,18 @@ class Extractor:
         param_test = self._param_test(node.test)
         if param_test is not None:
             self.scope.param_tests.append((len(self.scope.blocks), *param_test))
+        saved_not_none = self.not_none
+        held, none_in_body = _not_none_test(node.test)
+        if held is not None and not none_in_body:
+            self.not_none = saved_not_none + (held,)
         self.branch(node.body)
-        self.none_guards, self.filling = saved, saved_filling
+        self.none_guards, self.filling, self.not_none = saved, saved_filling, saved_not_none
         if param_test is not None and node.orelse:
             self.scope.param_tests.append((len(self.scope.blocks), param_test[0], NEGATED_TESTS[param_test[1]]))
+        if held is not None and none_in_body:
+            self.not_none = saved_not_none + (held,)
         self.branch(node.orelse)
+        self.not_none = saved_not_none
 
     def _param_test(self, test: ast.AST) -> Optional[Tuple[str, str]]:
         """(parameter, what holds in the body) for ``if param is None:`` ("none"),
@@ -586,7 +615,12 @@ class Extractor:
               and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
             held = "none" if isinstance(test.ops[0], ast.Is) else "not none"
             test = test.left
-        if not isinstance(test, ast.Name) or self.scope.kind != "function":
+        if self.scope.kind != "function":
+            return None
+        if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == self.scope.self_name:
+            copied = self.scope.param_copies.get(test.attr)
+            return (copied, held) if copied is not None and len(self.scope.bindings.get(copied, ())) == 1 else None
+        if not isinstance(test, ast.Name):
             return None
         bindings = self.scope.bindings.get(test.id, ())
         if len(bindings) != 1 or bindings[0].kind != "param":
@@ -935,6 +969,17 @@ def _dotted(node: ast.AST) -> Optional[str]:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _not_none_test(test: ast.AST) -> Tuple[Optional[str], bool]:
+    """(``ast.dump`` of X, whether the body is where X is None) for ``if X is not None:`` (X
+    not None in the body) and ``if X is None:`` (X not None in the ``else``), X a name or an
+    attribute chain."""
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+            and isinstance(test.left, (ast.Name, ast.Attribute))):
+        return ast.dump(test.left), isinstance(test.ops[0], ast.Is)
+    return None, False
 
 
 def _none_test(test: ast.AST) -> Optional[Tuple[str, str]]:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Set, Tuple
 
+from ..analysis.values import Attr, Call, Name
 from ..diagnostics import Finding
-from ..model.objects import Cls, Container, Ext, Inst
+from ..model.objects import Cls, Container, Ext, Inst, Iterated
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
@@ -41,7 +42,9 @@ def check(model: Model) -> Iterator[Finding]:
                     if method.name in WORKER_METHODS:
                         continue
                     ctx = model.resolver.method_ctx(obj, item.module, method)
-                    evidence = _many_objects(model, model.resolver.eval(store.value, ctx))
+                    if not model.resolver.branch_taken(method, store.block, ctx):
+                        continue  # ``if self._serialize: ... else: self._lst = lst`` and it is built serialized
+                    evidence = _many_objects(model, model.resolver.eval(store.value, ctx), _sizes(model, obj.cls, attr))
                     if evidence is None or (item, attr) in reported:
                         continue  # one finding per attribute: its other stores are the same cause
                     reported.add((item, attr))
@@ -55,36 +58,87 @@ def check(model: Model) -> Iterator[Finding]:
                     )
 
 
-def _many_objects(model: Model, results) -> Optional[str]:
+def _many_objects(model: Model, results, sizes: bool = False) -> Optional[str]:
+    """What makes the stored value many Python objects: a parsed annotation file, a part of one
+    when the attribute is what the dataset's length counts (``self.patches =
+    index["patches"]`` with ``__len__`` returning ``len(self.patches)``), a list of dicts or
+    objects built per element."""
     for found in results:
         obj = found.obj
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
             name = obj.cls.qualname
             if name in LOADED_TABLES:
                 return f"a parsed annotation file (`{name}`)"
+            if sizes and name.endswith("[]") and name.rstrip("[]") in LOADED_TABLES:
+                return f"the entries of a parsed annotation file (`{name.rstrip('[]')}`, one per sample)"
         if isinstance(obj, Container):
-            kinds = _element_kinds(model, obj)
+            kinds = _element_kinds(model, obj, sizes)
             if kinds & {"dict", "object", "table"}:
                 return "a Python list of per-sample dicts/objects" if "table" not in kinds else \
                     "Python objects built from a loaded annotation table"
     return None
 
 
-def _element_kinds(model: Model, container: Container) -> Set[str]:
+def _element_kinds(model: Model, container: Container, sizes: bool = False) -> Set[str]:
     """What a list holds, when it is many things: dicts built per element by a comprehension,
     dicts or objects appended in a loop, loaded annotation tables. A literal list of a few
-    objects (``[Resize(), Flip()]``) says nothing about its size."""
+    objects (``[Resize(), Flip()]``) says nothing about its size. Appends in a loop through an
+    attribute (``self.samples.append({...})``) count when the attribute is what the
+    dataset's length counts (``sizes``), or when each appends a parsed record
+    (``self.records.append(json.loads(line))``, one per line of a file): an attribute filled in
+    a loop is otherwise as often one entry per class or patch size."""
     kinds: Set[str] = set()
     elements = list(model.resolver.appended(container, in_loops=True))
+    elements += [f for f in model.resolver.appended(container, in_loops=True, attributes=True)
+                 if _parsed(f.obj) or sizes and (not isinstance(f.obj, Inst) or _project_object(f.obj))]
     if container.kind == "comp":
         elements += [f for f in model.resolver.container_values(container)
-                     if isinstance(f.obj, Container) and f.obj.kind == "dict"]
+                     if isinstance(f.obj, Container) and f.obj.kind == "dict" or _parsed_record(f.obj)]
     for found in elements:
         obj = found.obj
         if isinstance(obj, Container) and obj.kind == "dict":
             kinds.add("dict")
-        elif isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+        elif _project_object(obj):
             kinds.add("object")
-        elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in LOADED_TABLES:
+        elif _parsed(obj) or _parsed_record(obj):
             kinds.add("table")
     return kinds
+
+
+def _project_object(obj) -> bool:
+    return isinstance(obj, Inst) and isinstance(obj.cls, Cls)
+
+
+def _parsed(obj) -> bool:
+    """What a parser returns: a loaded annotation table, or one record (``json.loads(line)``)."""
+    return isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in LOADED_TABLES
+
+
+def _parsed_record(obj) -> bool:
+    """An item a loop or comprehension takes from a parsed table or a part of one (``for img
+    in coco["images"]``): one record of the file. A part itself (``entry["data"]``) may be an
+    array: it is not counted."""
+    if not isinstance(obj, Iterated):
+        return False
+    while isinstance(obj, Iterated):
+        obj = obj.base
+    return isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname.rstrip("[]") in LOADED_TABLES
+
+
+def _sizes(model: Model, cls, attr: str) -> bool:
+    """The class's ``__len__`` returns ``len(self.<attr>)``: the attribute holds one entry per sample."""
+    method = model.resolver.method(cls, "__len__") if isinstance(cls, Cls) else None
+    function = model.function_summary(method) if method is not None else None
+    if function is None or not function.params:
+        return False
+    calls = model.project.summary(method.module).calls
+    for value in function.returns:
+        if type(value) is not Call:
+            continue
+        site = calls[value.index]
+        if type(site.func) is Name and site.func.id == "len" and len(site.args) == 1:
+            held = site.args[0]
+            if type(held) is Attr and type(held.base) is Name and held.base.id == function.params[0].name \
+                    and held.name == attr:
+                return True
+    return False

@@ -1,9 +1,11 @@
 """DSL304 fresh-iterator-in-loop: a new iterator of a loader with workers on every pass.
 
-``iter(loader)`` starts all of the loader's worker processes, and each prefetches
-``prefetch_factor`` batches; ``next(iter(loader))`` in a step loop (or in a function the
-loop calls) takes one batch and throws the rest away, then does it all again on the next
-pass. With ``shuffle=False`` it is also the same first batch every time.
+``iter(loader)`` starts all of the loader's worker processes (persistent workers are
+reset instead: they drop what they prefetched and start the sampler over), and each
+prefetches ``prefetch_factor`` batches; ``next(iter(loader))`` in a step loop (or in a
+function the loop calls) takes one batch and throws the rest away, then does it all again on
+the next pass. In sampler order (no ``shuffle``, no sampler) it is also the same first batch
+every time.
 """
 
 from __future__ import annotations
@@ -13,20 +15,56 @@ from typing import Iterator, Set
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Step
+from ..model.objects import Cls, Ext, Inst, Step
 from ..model.queries import Model
 from .base import finding, where
 
 CODE = "DSL304"
+MAP_STYLE_LIBRARY_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 
 
-def _persistent_maybe(model: Model, loader) -> bool:
-    """Persistent workers survive ``iter()``: only a loader known not to keep them is reported."""
+def _persistence(model: Model, loader) -> str:
+    """"true", "false" or "unknown": whether the loader keeps its workers across iterators."""
     given = model.argument(loader, "persistent_workers")
     if given is None:
         spec = model.spec(loader)
-        return spec is not None and spec.persistent_auto
-    return truthiness(given) != "false"
+        return "true" if spec is not None and spec.persistent_auto else "false"
+    return truthiness(given)
+
+
+def _in_sampler_order(model: Model, loader) -> bool:
+    """The loader draws a map-style dataset of the project (or a tensor dataset) in index
+    order: no ``shuffle`` (or known false), no ``sampler``, no ``batch_sampler``. Every new
+    iterator then starts again at the same first batch."""
+    spec = model.spec(loader)
+    if spec is None or spec.library != "torch" or loaders.base_loader(loader) is not loader:
+        return False  # a wrapper or a framework's loader may shuffle by default
+    for name in ("sampler", "batch_sampler"):
+        if model.argument(loader, name) is not None:
+            return False
+    shuffle = model.argument(loader, "shuffle")
+    if shuffle is not None and truthiness(shuffle) != "false":
+        return False
+    datasets = model.value(loader, "dataset")
+    return bool(datasets) and all(_map_style(model, found.obj) for found in datasets)
+
+
+def _map_style(model: Model, obj) -> bool:
+    if not isinstance(obj, Inst):
+        return False
+    if isinstance(obj.cls, Cls):
+        return not model.is_iterable_dataset(obj.cls) and model.resolver.method(obj.cls, "__getitem__") is not None
+    return isinstance(obj.cls, Ext) and obj.cls.qualname in MAP_STYLE_LIBRARY_DATASETS
+
+
+def _cost(persistent: str) -> str:
+    if persistent == "true":
+        return ("each time the persistent workers' prefetched batches are thrown away (the reset waits for them) "
+                "and the sampler starts over")
+    if persistent == "false":
+        return "each time all workers start again and their prefetched batches are thrown away"
+    return ("each time all workers start again (persistent workers are reset instead) and their prefetched "
+            "batches are thrown away")
 
 
 def check(model: Model) -> Iterator[Finding]:
@@ -35,7 +73,7 @@ def check(model: Model) -> Iterator[Finding]:
         if (fresh.module, fresh.call) in reported:
             continue
         workers = model.workers(fresh.loader)
-        if not workers.positive or workers.threads or _persistent_maybe(model, fresh.loader):
+        if not workers.positive or workers.threads:
             continue
         reported.add((fresh.module, fresh.call))
         repeat = fresh.repeat
@@ -48,11 +86,13 @@ def check(model: Model) -> Iterator[Finding]:
         else:
             loop_step = None
             how = f"once per epoch (`{repeat.parameter}` is a parameter of the code that makes it)"
+        same = (", and without `shuffle` it is the same first batch every time"
+                if _in_sampler_order(model, fresh.loader) else "")
         built = loaders.construction_step(model.resolver, fresh.loader, "the loader, with positive workers")
         yield finding(
             model, CODE, fresh.module, fresh.span,
             f"A new iterator of a DataLoader with positive workers is made {how} and one batch taken from "
-            f"it: each time all workers start again and their prefetched batches are thrown away; keep one "
-            f"iterator and call `iter()` again only on `StopIteration`",
+            f"it: {_cost(_persistence(model, fresh.loader))}{same}; keep one iterator and call `iter()` again "
+            f"only on `StopIteration`",
             (fresh.drawn, loop_step, built) + repeat.trail + workers.trail("positive"),
         )

@@ -157,7 +157,9 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     defined = ()
     if not what.startswith("lambda"):
         handover = _hand_over(trail)
-        if handover is not None:
+        if handover is not None and _handed_over_outside(model, obj, handover):
+            pass  # kept at the definition: one finding however often the factory's result is handed over
+        elif handover is not None:
             defined = (Step(module, definition, "defined here"),)
             module, span = handover[0], value_span(model, *handover)
     if (module, span) in reported:
@@ -172,6 +174,20 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
         role=_role(role, trail), kind=kind, name=name, free_vars=free, definition=tuple(definition),
         fixable=kind in FIXED_KINDS,
     )
+
+
+def _handed_over_outside(model: Model, obj, handover) -> bool:
+    """A nested function handed over outside the function that defines it (a factory returns
+    it: ``transform = build_transform(cfg)`` in another module): reported at its definition,
+    the one place every hand-over shares and the fix changes."""
+    if not isinstance(obj, Func):
+        return False
+    function = model.function_summary(obj)
+    if function is None or function.kind == "lambda" or function.scope_kind != "function":
+        return False
+    outer = model.project.function(obj.module, function.scope)
+    module, span = handover
+    return outer is not None and (module != obj.module or not outer.span.row <= span.row <= outer.end_row)
 
 
 def _process_context(role: str) -> str:

@@ -424,6 +424,8 @@ def _plan_def(ctx: FileContext, arg: CallableArg) -> FixPlan:
     free = hoisting_free_names(ctx, def_ast)
     if free and _references_in_function(outer_ast, name) != 1:
         raise Decline("the nested def is used elsewhere in its function")
+    if free and arg.span == arg.definition:
+        raise Decline("handed over outside its function, where its variables cannot be passed")
     handover = ctx.node_for(arg.span, cst.Name) if free else None
     if handover is not None and (handover.value != name or outer not in set(ctx.ancestors(handover))):
         raise Decline("handed over outside its function, where its variables cannot be passed")

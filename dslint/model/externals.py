@@ -171,6 +171,8 @@ def operator(resolver: "Resolver", value: Op, ctx: Ctx) -> Results:
         return _fold(resolver, value.args, ctx, COMPARISONS[op], op)
     if op == "fstr":
         return _fstring(resolver, value.args, ctx)
+    if op == "notnone":  # assigned where an ``if`` holds it not None: its None values never get here
+        return tuple(f for f in resolver.eval(value.args[0], ctx) if not (type(f.obj) is Lit and f.obj.value is None))
     return UNKNOWN_RESULT
 
 

@@ -285,6 +285,15 @@ PROCESS_TARGETS = {
     "multiprocessing.Process": (1, "target"), "multiprocessing.process.Process": (1, "target"),
     "multiprocessing.context.Process": (1, "target"), "torch.multiprocessing.Process": (1, "target"),
 }
+# How a process starter calls its target: where its argument tuple is given (position,
+# keyword) and how many arguments it passes before that tuple's items (torch's spawn passes
+# the process index first: ``fn(i, *args)``).
+LAUNCHED_ARGUMENTS = {
+    "torch.multiprocessing.spawn": (1, "args", 1), "torch.multiprocessing.spawn.spawn": (1, "args", 1),
+    "torch.multiprocessing.start_processes": (1, "args", 1), "torch.multiprocessing.spawn.start_processes": (1, "args", 1),
+    "multiprocessing.Process": (3, "args", 0), "multiprocessing.process.Process": (3, "args", 0),
+    "multiprocessing.context.Process": (3, "args", 0), "torch.multiprocessing.Process": (3, "args", 0),
+}
 POOL_CLASSES = ("multiprocessing.Pool", "multiprocessing.pool.Pool", "torch.multiprocessing.Pool",
                 "concurrent.futures.ProcessPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor")
 POOL_TASKS = frozenset({"map", "imap", "imap_unordered", "starmap", "apply", "apply_async", "map_async",

@@ -1530,7 +1530,11 @@ class Model:
         for index in sites_in_scope(self.project, func.module, func.qualname):
             site = summary.calls[index]
             ref = SiteRef(func.module, index)
-            if isinstance(site.func, Attr):
+            parent = self.resolver.super_method(site.func.base, site.func.name, ctx) \
+                if isinstance(site.func, Attr) else None
+            if parent is not None:
+                targets = (Found(parent),)
+            elif isinstance(site.func, Attr):
                 receivers = self.resolver.eval(site.func.base, ctx)
                 targets = join(self.resolver.attribute(r, site.func.name, ctx) for r in receivers)
             else:

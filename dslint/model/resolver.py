@@ -92,6 +92,9 @@ ABSTRACT_DECORATORS = frozenset({"abstractmethod", "abc.abstractmethod"})
 _new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``__new__`` (the same object)
 
 
+LAUNCHING_NAMES = frozenset({"spawn", "start_processes", "Process"})  # a plain-name call that may start processes
+
+
 def bounded(default):
     """Count a structural step (into a container, an attribute, a call) against the depth
     cap: following evaluated objects recurses without going through ``eval``'s guard."""
@@ -213,6 +216,8 @@ class Resolver:
         self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
         self._callers_cut: Set[Func] = set()
         self._super_sites: Optional[Dict[SiteRef, Inst]] = None
+        self._launchers: Dict[SiteRef, Optional[str]] = {}
+        self._launched: Optional[Dict[Func, List[SiteRef]]] = None
         self._overrides: Dict[tuple, tuple] = {}
         self._item_stores: Dict[str, Dict[int, list]] = {}
         self._stored_displays: Dict[str, Dict[int, set]] = {}
@@ -575,6 +580,9 @@ class Resolver:
     def argument(self, site: CallSite, ref: SiteRef, caller: Optional[Ctx], param: Param, position: int,
                  function: FunctionSummary, skip: int, shift: int = 0) -> Optional[Results]:
         """What ``site`` passes for ``param`` (None: nothing, so the default applies)."""
+        launcher = self.launcher(ref) if last_name(site.func) in LAUNCHING_NAMES else None
+        if launcher is not None:
+            return self._launched_argument(site, ref, caller, param, position, launcher)
         caller = caller or self.context(ref.module, site.scope)
         args = site.args[shift:]
         if param.kind in ("pos", "posonly") and position >= 0:
@@ -850,6 +858,10 @@ class Resolver:
                 for heir in self._inheriting_names(name):  # ``SegTrainer(cfg)`` runs ``BaseTrainer.__init__``
                     refs.extend(self.project.calls_named(heir))
             refs = self.project.calls_named(name) + refs if name else refs
+            if owner is None:
+                launched = self._launch_sites(func)
+                result.extend((ref, None) for ref in launched[:MAX_CALLERS])
+                cut = len(launched) > MAX_CALLERS
             if len(refs) > MAX_CANDIDATES:
                 cut = True
             elif not cut:
@@ -865,6 +877,66 @@ class Resolver:
         if cut:
             self._callers_cut.add(func)
         return found
+
+    def _launch_sites(self, func: Func) -> List[SiteRef]:
+        """Process starters that call ``func`` in each process they start, with the arguments
+        they were given (``mp.spawn(worker, args=(world_size, cfg))``,
+        ``Process(target=worker, args=(cfg,))``): callers of ``func`` like a direct call."""
+        if self._launched is None:
+            from .libraries import PROCESS_TARGETS
+
+            self._launched = {}  # indexed once per run: target function → the sites starting it
+            for name in sorted(LAUNCHING_NAMES):
+                for ref in self.project.calls_named(name):
+                    launcher = self.launcher(ref)
+                    if launcher is None:
+                        continue
+                    site = self.project.call(ref)
+                    position, keyword = PROCESS_TARGETS[launcher]
+                    target = dict((k, v) for k, v in site.keywords if k).get(keyword)
+                    if target is None and len(site.args) > position and type(site.args[position]) is not Starred:
+                        target = site.args[position]
+                    if target is None:
+                        continue
+                    for found in self.eval(target, self.context(ref.module, site.scope)):
+                        if isinstance(found.obj, Func) and ref not in self._launched.get(found.obj, ()):
+                            self._launched.setdefault(found.obj, []).append(ref)
+        return self._launched.get(func, [])
+
+    def launcher(self, ref: SiteRef) -> Optional[str]:
+        """The process starter the call at ``ref`` is, when it calls a target with arguments
+        (``LAUNCHED_ARGUMENTS``), else None."""
+        found = self._launchers.get(ref, self)
+        if found is self:
+            from .libraries import LAUNCHED_ARGUMENTS
+
+            site = self.project.call(ref)
+            ctx = self.context(ref.module, site.scope)
+            found = next((f.obj.qualname for f in self.eval(site.func, ctx)
+                          if isinstance(f.obj, Ext) and f.obj.qualname in LAUNCHED_ARGUMENTS), None)
+            self._launchers[ref] = found
+        return found
+
+    def _launched_argument(self, site: CallSite, ref: SiteRef, caller: Optional[Ctx], param: Param, position: int,
+                           launcher: str) -> Optional[Results]:
+        """What a process starter passes for ``param`` of its target: the process index (unknown)
+        first for torch's spawn, then the items of its ``args`` tuple; nothing by keyword."""
+        from .libraries import LAUNCHED_ARGUMENTS
+
+        if param.kind not in ("pos", "posonly") or position < 0:
+            return None
+        where, keyword, injected = LAUNCHED_ARGUMENTS[launcher]
+        if position < injected:
+            return UNKNOWN_RESULT  # the index of the process
+        spans = dict(zip((k for k, _ in site.keywords), site.keyword_spans))
+        value, span = dict((k, v) for k, v in site.keywords if k).get(keyword), spans.get(keyword)
+        if value is None and len(site.args) > where and type(site.args[where]) is not Starred:
+            value, span = site.args[where], site.arg_spans[where]
+        if value is None:
+            return None
+        caller = caller or self.context(ref.module, site.scope)
+        step = Step(ref.module, span, f"passed as `{param.name}` by `{launcher.rsplit('.', 1)[1]}`")
+        return extend(join(self.element_at(f, position - injected) for f in self.eval(value, caller)), step)
 
     def _inheriting_names(self, name: str) -> List[str]:
         """Names of the project classes that may inherit ``__init__`` from a class named
@@ -1024,6 +1096,33 @@ class Resolver:
         result = tuple(order)
         self._mro[cls] = result
         return result
+
+    def super_method(self, base: Value, name: str, ctx: Ctx) -> Optional[Bound]:
+        """``super().name`` (no arguments) in a method of a project class: the next definition
+        of ``name`` after that class in the order of ``self``'s class (of the method's own
+        class when ``self`` is unknown), bound to ``self``; None when an outside class comes
+        first or nothing defines it. ``super().__init__`` is left to ``super_inits``, which
+        finds the calls that reach a constructor."""
+        if type(base) is not Call or name == "__init__":
+            return None
+        site = self.project.call(_new(SiteRef, (ctx.module, base.index)))
+        if type(site.func) is not Name or site.func.id != "super" or site.args or site.keywords:
+            return None
+        function = self.project.function(ctx.module, ctx.scope) if ctx.scope else None
+        if function is None or function.scope_kind != "class":
+            return None
+        owner = Cls(ctx.module, function.scope)
+        self_obj = ctx.self_obj if ctx.self_obj is not None else Inst(owner)
+        order = self.mro(self_obj.cls) if type(self_obj) is Inst and type(self_obj.cls) is Cls else ()
+        if owner not in order:
+            order = self.mro(owner)
+        for item in order[order.index(owner) + 1:]:
+            if not isinstance(item, Cls):
+                return None  # an outside class's method comes first
+            klass = self.project.klass(item.module, item.qualname)
+            if klass is not None and name in klass.methods:
+                return Bound(self_obj, Func(item.module, f"{item.qualname}.{name}"))
+        return None
 
     def method(self, cls: Cls, name: str) -> Optional[Func]:
         key = (cls, name)
@@ -1721,11 +1820,11 @@ class Resolver:
         return join(join(self.iterate(f) for f in self.eval(v.value, ctx)) if type(v) is Starred else self.eval(v, ctx)
                     for v in container.value.items)
 
-    def appended(self, container: Container, in_loops: bool = False) -> Results:
+    def appended(self, container: Container, in_loops: bool = False, attributes: bool = False) -> Results:
         """Values ``append``/``extend``/``insert`` add to a list display held by a local name of
-        its function, or (not ``in_loops``) by an attribute it stores the display in
-        (``self.ops = []`` ... ``self.ops.append(f)``); ``in_loops``: only the calls made in a
-        loop through a local name, one element per pass."""
+        its function, or (not ``in_loops``, or ``attributes``) by an attribute it stores the
+        display in (``self.ops = []`` ... ``self.ops.append(f)``); ``in_loops``: only the calls
+        made in a loop, one element per pass."""
         ctx = container.ctx
         function = self.project.function(ctx.module, ctx.scope) if ctx.scope else None
         if function is None or not isinstance(container.value, Seq) or container.value.kind != "list":
@@ -1734,7 +1833,7 @@ class Resolver:
                  if any(b.value is container.value for b in bindings)}
         # per-pass appends (``in_loops``: DSL501's per-sample records) only through local names:
         # an attribute filled in a loop is as often one entry per class or patch size
-        attrs = self._stored_display(ctx.module).get(id(container.value), ()) if not in_loops else ()
+        attrs = self._stored_display(ctx.module).get(id(container.value), ()) if attributes or not in_loops else ()
         if not names and not attrs:
             return ()
         summary = self.project.summary(ctx.module)
@@ -1894,6 +1993,9 @@ class Resolver:
         site = self.project.call(ref)
         func = site.func
         if isinstance(func, Attr):
+            parent = self.super_method(func.base, func.name, ctx)
+            if parent is not None:
+                return self.invoke(Found(parent), ref, ctx)
             return join(self.method_call(f, func.name, ref, ctx) for f in self.eval(func.base, ctx))
         return join(self.invoke(f, ref, ctx) for f in self.eval(func, ctx))
 

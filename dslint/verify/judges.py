@@ -518,17 +518,22 @@ def dsl502(ctx: Ctx) -> Optional[Probe]:
 
 def dsl304(ctx: Ctx) -> Optional[Probe]:
     """Counted in the script's own loop: each new iterator made while the previous one still
-    had batches, and the worker processes it started."""
+    had batches, and the worker processes it started (none when persistent workers were
+    reset: their prefetched batches are thrown away all the same)."""
     if ctx.num_workers == 0:
         return None
     iters = [e for e in ctx.script if e.get("ev") == "script_iter" and e.get("n", 0) > 1]
-    fresh = [e for e in iters if e.get("exhausted") is False and e.get("started")]
+    fresh = [e for e in iters if e.get("exhausted") is False]
     if len(fresh) >= 2:
-        starts = sum(e["started"] for e in fresh)
+        starts = sum(e.get("started") or 0 for e in fresh)
         taken = ", ".join(str(e.get("after")) for e in fresh)
-        return Probe("DSL304", CONFIRMED, f"the script made {len(fresh)} new iterators of this loader, each after "
-                     f"taking only {taken} batch(es) from the previous one: {starts} worker processes started for "
-                     f"those {sum(e.get('after') or 0 for e in fresh)} batches")
+        made = (f"the script made {len(fresh)} new iterators of this loader, each after taking only {taken} "
+                f"batch(es) from the previous one")
+        if starts:
+            return Probe("DSL304", CONFIRMED, f"{made}: {starts} worker processes started for those "
+                         f"{sum(e.get('after') or 0 for e in fresh)} batches")
+        return Probe("DSL304", CONFIRMED, f"{made}: each reset the persistent workers, whose prefetched batches "
+                     "were thrown away")
     if not iters:
         drives = [e for e in ctx.script if e.get("ev") == "drive" and (e.get("steps") or 0) > 1]
         if drives:

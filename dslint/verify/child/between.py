@@ -143,8 +143,8 @@ def again(rec: Any, loader: Any, orig_iter: Callable[[Any], Any], n: int, stop: 
     _new_epoch(track, loader)
     inner = orig_iter(loader)
     started = _started(track, inner, previous)
-    if previous is not None and not getattr(previous, "exhausted", True) and started:
-        track.fresh += 1
+    if previous is not None and not getattr(previous, "exhausted", True) and (started or loader.num_workers > 0):
+        track.fresh += 1  # new workers, or persistent ones reset: either way their prefetch is thrown away
     if track.fresh >= FRESH_TO_CONFIRM:
         _close(previous)
         pull.shutdown(inner)
