@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, Set, Tuple
 
+from ..analysis.values import Attr
 from ..diagnostics import Finding
 from ..model import effects
-from ..model.objects import Cls, Inst, Step
+from ..model.objects import Bound, Cls, Container, Inst, SiteRef, Step
 from ..model.queries import Model
-from .base import finding
+from .base import finding, where
 
 CODE = "DSL109"
 WARNING = "\"This process is multi-threaded, use of fork() may lead to deadlocks in the child\""
@@ -58,3 +59,100 @@ def check(model: Model) -> Iterator[Finding]:
                 f"forks the DataLoader workers: {consequence} (Python 3.12+ warns {WARNING}); {hint}",
                 tuple(live.trail) + started + tuple(function.trail),
             )
+    yield from _sharing_threads(model)
+
+
+def _sharing_threads(model: Model) -> Iterator[Finding]:
+    """Threads the main process starts (and never joins) that share an object with a
+    fork-started loader's workers: the thread's target is a method of the loader's dataset
+    or of an object the dataset holds, or the thread was given one of them (``Thread(
+    target=cache.warm)`` with the dataset holding ``cache``; a ``CacheWarmer(dataset)``
+    thread). A worker forked while the thread holds that object's lock, or is halfway
+    through changing it, keeps it that way: ``with self.lock`` in ``__getitem__`` blocks
+    forever."""
+    shared = None
+    reported: Set[SiteRef] = set()
+    for ref in model.project.calls_named("start"):
+        site = model.project.call(ref)
+        if not isinstance(site.func, Attr) or site.args or site.keywords or ref in reported:
+            continue
+        ctx = model.resolver.context(ref.module, site.scope)
+        kind = effects.thread_kind(model, model.resolver.eval(site.func.base, ctx))
+        if kind is None or kind[0] != "thread" or kind[1].site is None:
+            continue
+        shared = _worker_objects(model) if shared is None else shared
+        if not shared or _joined(model, kind[1]):
+            continue
+        for obj, how in _handed_to_thread(model, kind[1]):
+            held = shared.get(_key(obj))
+            if held is None:
+                continue
+            reported.add(ref)
+            loader, workers, trail = held
+            built = model.construction(loader)
+            name = obj.cls.qualname.rpartition(".")[2] if isinstance(obj, Inst) else "object"
+            yield finding(
+                model, CODE, ref.module, site.span,
+                f"This thread {how} the `{name}` that the DataLoader at {where(model, built, ref.module)} hands to "
+                f"its forked workers ({workers.describe()} workers), and nothing joins it before they are forked: a worker "
+                f"forked while the thread holds that object's lock, or is halfway through changing it, keeps it "
+                f"that way (a `with self.lock:` in the worker then blocks forever) and never sees the thread's later "
+                f"work (Python 3.12+ warns {WARNING}); {THREAD_HINT}",
+                (Step(kind[1].site.module, model.project.call(kind[1].site).span, "the thread"), built) + tuple(trail),
+            )
+            break
+
+
+def _key(obj):
+    return (obj.cls, obj.site) if isinstance(obj, Inst) else obj
+
+
+def _worker_objects(model: Model) -> Dict[object, Tuple[object, object, tuple]]:
+    """Project objects (by class and construction) that fork-started workers get with a
+    loader's dataset: the dataset and what its attributes hold."""
+    out: Dict[object, Tuple[object, object, tuple]] = {}
+    for loader in model.all_loaders():
+        workers = model.workers(loader)
+        if not workers.positive or workers.threads or not model.fork_started(loader):
+            continue
+        for found in model.value(loader, "dataset"):
+            for obj, _, trail in model.object_graph([(found.obj, "dataset", found.trail)]):
+                if isinstance(obj, Inst) and isinstance(obj.cls, Cls) and obj.site is not None:
+                    out.setdefault(_key(obj), (loader, workers, trail))
+    return out
+
+
+def _handed_to_thread(model: Model, thread: Inst):
+    """(object, how) the thread works on: its target's ``self``, its ``args``, and for a
+    ``Thread`` subclass the arguments it was built with."""
+    if isinstance(thread.cls, Cls):
+        for found in _arguments(model, thread):
+            yield found.obj, "was given"
+        return
+    for found in model.resolver.keyword_at(thread.site, thread.ctx, "target", 1) or ():
+        if isinstance(found.obj, Bound):
+            yield found.obj.self_obj, "runs a method of"
+    for found in model.resolver.keyword_at(thread.site, thread.ctx, "args", 3) or ():
+        if isinstance(found.obj, Container):
+            for item in model.resolver.container_values(found.obj):
+                yield item.obj, "was given"
+
+
+def _arguments(model: Model, inst: Inst):
+    site = model.project.call(inst.site)
+    ctx = inst.ctx or model.resolver.context(inst.site.module, site.scope)
+    for value in list(site.args) + [v for k, v in site.keywords if k]:
+        yield from model.resolver.eval(value, ctx)
+
+
+def _joined(model: Model, thread: Inst) -> bool:
+    """A ``join()`` (or another end) of the thread anywhere: it may end before the workers start."""
+    for name in ("join",):
+        for ref in model.project.calls_named(name):
+            site = model.project.call(ref)
+            if not isinstance(site.func, Attr) or type(site.func.base).__name__ == "Const":
+                continue  # ``", ".join(parts)``
+            ctx = model.resolver.context(ref.module, site.scope)
+            if any(_key(f.obj) == _key(thread) for f in model.resolver.eval(site.func.base, ctx)):
+                return True
+    return False
