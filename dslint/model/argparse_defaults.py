@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Set
 
-from ..analysis.values import Attr, Const
+from ..analysis.values import Attr, Const, last_name
 from .objects import UNKNOWN_RESULT, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step, join
 
 if TYPE_CHECKING:
@@ -66,7 +66,71 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
     # parser-level default exists for its destination
     if not parts:
         parts = implicit
+    if not parts:
+        parts = [found for found in _field_options(resolver, wanted, name)]
     return join(parts) if parts else UNKNOWN_RESULT
+
+
+def _field_options(resolver: "Resolver", wanted: Set[SiteRef], name: str):
+    """An option per field of a dataclass, added in a loop over its fields (``for f in
+    dataclasses.fields(Config): parser.add_argument(f"--{f.name}", default=f.default)``):
+    ``name``'s default is the field's default."""
+    from .objects import Cls
+
+    for ref, site, loop in _field_loops(resolver):
+        ctx = Ctx(ref.module, site.scope)
+        if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in resolver.eval(site.func.base, ctx)):
+            continue
+        fields_site = resolver.project.call(SiteRef(ref.module, loop.iter.index))
+        for found in resolver.eval(fields_site.args[0], ctx):
+            klass = resolver.project.klass(found.obj.module, found.obj.qualname) if isinstance(found.obj, Cls) else None
+            field = next((f for f in klass.fields if f.name == name), None) if klass is not None else None
+            if field is None or field.default is None:
+                continue  # not a field of it, or one without a default (the command line must give it)
+            step = Step(found.obj.module, field.default_span or field.span, f"default of field `{name}`")
+            default = resolver.eval(field.default, resolver.context(found.obj.module, found.obj.qualname))
+            yield tuple(Found(f.obj, (Step(ref.module, site.span, "the argparse default"), step) + f.trail)
+                        for f in default)
+
+
+def _field_loops(resolver: "Resolver"):
+    """``add_argument`` sites (with their loop) whose flag is made from the loop variable's
+    ``.name`` and whose default is its ``.default``, in a loop over ``fields(X)``: indexed once."""
+    found = getattr(resolver, "_argparse_field_loops", None)
+    if found is not None:
+        return found
+    from ..analysis.values import Call, Name, Op
+
+    found = resolver._argparse_field_loops = []
+    for ref in resolver.project.calls_named("add_argument"):
+        site = resolver.project.call(ref)
+        if site.loop < 0 or not isinstance(site.func, Attr) or not site.args or destination(site) is not None:
+            continue
+        loop = resolver.project.summary(ref.module).loops[site.loop]
+        if loop.target is None or type(loop.iter) is not Call:
+            continue
+        fields_site = resolver.project.call(SiteRef(ref.module, loop.iter.index))
+        if last_name(fields_site.func) != "fields" or len(fields_site.args) != 1:
+            continue
+        flag, default = site.args[0], dict((k, v) for k, v in site.keywords if k).get("default")
+        own = Attr(Name(loop.target), "name")
+        calls = resolver.project.summary(ref.module).calls
+        if type(flag) is not Op or flag.op != "fstr" or not any(
+                _same(a, own) or (type(a) is Call and type(calls[a.index].func) is Attr
+                                  and _same(calls[a.index].func.base, own))  # ``f.name.replace("_", "-")``
+                for a in flag.args):
+            continue
+        if not (type(default) is Attr and default.name == "default" and type(default.base) is Name
+                and default.base.id == loop.target):
+            continue
+        found.append((ref, site, loop))
+    return found
+
+
+def _same(value, wanted) -> bool:
+    """``f.name`` whatever position the name was loaded at."""
+    return (type(value) is Attr and value.name == wanted.name and type(value.base).__name__ == "Name"
+            and value.base.id == wanted.base.id)
 
 
 def _sites_setting(resolver: "Resolver", method: str, name: str):

@@ -616,10 +616,11 @@ class Model:
         summary = self.project.summary(iteration.module)
         parent = summary.loops[iteration.loop].parent if iteration.loop is not None else summary.calls[iteration.call].loop
         found = self._enclosing_loop(iteration.module, parent)
+        while found is not None and self._over_loaders(iteration.module, found[1]):
+            found = self._enclosing_loop(iteration.module, found[1].parent)  # ``for loader in loaders.values():``
         if found is not None:
             index, loop = found
-            if not self.built_inside(iteration.loader, iteration.module, loop) and \
-                    not self._over_loaders(iteration.module, loop):
+            if not self.built_inside(iteration.loader, iteration.module, loop):
                 return Epochs(iteration.module, index, loop, None, ())
             return None
         frontier = [(iteration.module, iteration.scope, ())]
@@ -681,6 +682,8 @@ class Model:
             return False
         for found in self.resolver.eval(loop.iter, self.resolver.context(module, loop.scope)):
             for element in self.resolver.iterate(found):
+                if isinstance(element.obj, Container) and element.obj.kind == "pair":  # ``loaders.items()``
+                    element = next(iter(self.resolver.element_at(element, 1)), element)
                 if isinstance(element.obj, Managed) or (isinstance(element.obj, Inst) and self.resolver.is_loader(element.obj)):
                     return True
         return False
@@ -1222,6 +1225,8 @@ class Model:
             return False
         position = params.index(name) - (1 if function.scope_kind == "class" else 0)
         for ref, _ in self.resolver.callers(Func(module, scope))[:8]:
+            if self.resolver.launcher(ref) is not None:
+                continue  # ``mp.spawn(run, args=(world_size, args))``: its arguments are not ``run``'s by name or place
             call = self.project.call(ref)
             spans = [span for (key, _), span in zip(call.keywords, call.keyword_spans) if key == name]
             if 0 <= position < len(call.args) and not any(isinstance(a, Starred) for a in call.args[:position + 1]):

@@ -638,6 +638,11 @@ class Resolver:
                     parts.append(item)
             elif isinstance(obj, Inst) and isinstance(obj.cls, Cls) and self.is_bag_class(obj.cls):
                 parts.append(self.attribute(found, key, ctx))  # ``**c.data_loader_kwargs`` of a project ``EasyDict``
+            elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.vars" \
+                    and obj.site is not None:  # ``**vars(parser.parse_args())``: the namespace's attributes
+                spaces = [f for f in self.keyword_at(obj.site, obj.ctx, "object", 0) or () if isinstance(f.obj, Namespace)]
+                parts.append(join([externals.namespace_attribute(self, f.obj, key) for f in spaces])
+                             if spaces else UNKNOWN_RESULT)
             else:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else None
@@ -1972,6 +1977,9 @@ class Resolver:
         obj = found.obj
         if type(obj) is Varargs:
             return self.vararg_at(obj, index) or UNKNOWN_RESULT
+        if isinstance(obj, Container) and obj.kind == "pair" and index in (0, 1):  # an item of ``d.items()``
+            entries = Container("dict", obj.value, obj.ctx)
+            return self.iterate(Found(entries)) if index == 0 else self.container_values(entries)
         if isinstance(obj, Container) and isinstance(obj.value, Seq) and obj.kind in ("tuple", "list"):
             items = obj.value.items
             if any(isinstance(i, Starred) for i in items) or not -len(items) <= index < len(items):
@@ -2019,6 +2027,10 @@ class Resolver:
             return externals.dict_get(self, obj, ref, ctx)
         if isinstance(obj, Container) and obj.kind == "dict" and name == "copy":
             return (receiver,)  # the same entries (``kwargs = BASE.copy()``)
+        if isinstance(obj, Container) and obj.kind == "dict" and name in ("values", "items", "keys"):
+            # a view: iterating ``values()`` gives the entries (also those stored later,
+            # ``loaders[task] = DataLoader(...)``), ``items()`` (key, entry) pairs
+            return (receiver,) if name == "keys" else one(Container(name, obj.value, obj.ctx))
         if isinstance(obj, Gen) and name in ("__next__", "send"):
             return self.iterate(receiver)
         if isinstance(obj, Config) and name == "get":
@@ -2117,6 +2129,10 @@ class Resolver:
         if kind is Managed:
             return one(Batch(obj), found.trail)
         if kind is Container:
+            if obj.kind == "values":
+                return self.container_values(Container("dict", obj.value, obj.ctx))
+            if obj.kind == "items":
+                return one(Container("pair", obj.value, obj.ctx))
             if isinstance(obj.value, DictDisplay):
                 return join(self.eval(k, obj.ctx) for k in obj.value.keys if k is not None)
             return self._display_items(obj)
