@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, Set, Tuple
 
-from ..analysis.values import Attr
+from ..analysis.values import Attr, Const
 from ..diagnostics import Finding
 from ..model import effects
 from ..model.objects import Bound, Cls, Container, Inst, SiteRef, Step
@@ -146,13 +146,12 @@ def _arguments(model: Model, inst: Inst):
 
 
 def _joined(model: Model, thread: Inst) -> bool:
-    """A ``join()`` (or another end) of the thread anywhere: it may end before the workers start."""
-    for name in ("join",):
-        for ref in model.project.calls_named(name):
-            site = model.project.call(ref)
-            if not isinstance(site.func, Attr) or type(site.func.base).__name__ == "Const":
-                continue  # ``", ".join(parts)``
-            ctx = model.resolver.context(ref.module, site.scope)
-            if any(_key(f.obj) == _key(thread) for f in model.resolver.eval(site.func.base, ctx)):
-                return True
+    """A ``join()`` of the thread anywhere: it may end before the workers start."""
+    for ref in model.project.calls_named("join"):
+        site = model.project.call(ref)
+        if not isinstance(site.func, Attr) or type(site.func.base) is Const:
+            continue  # ``", ".join(parts)``
+        ctx = model.resolver.context(ref.module, site.scope)
+        if any(_key(f.obj) == _key(thread) for f in model.resolver.eval(site.func.base, ctx)):
+            return True
     return False
