@@ -43,13 +43,6 @@ def _persistent(model: Model, loader) -> Optional[Tuple[Step, ...]]:
     return (kept,) + next((f.trail for f in persistent if truthiness((f,)) == "true"), ())[:2]
 
 
-# Lightning calls these once per epoch, on the module that defines the loader's hook: what
-# they change on the dataset is a change between epochs (``reload_dataloaders_every_n_epochs``
-# off, the default, keeps the same loader and its persistent workers).
-EPOCH_HOOKS = ("on_train_epoch_start", "on_train_epoch_end", "on_epoch_start", "on_epoch_end",
-               "on_validation_epoch_end", "training_epoch_end")
-
-
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[object] = set()
     yield from _lightning_epochs(model, reported)
@@ -70,24 +63,16 @@ def _lightning_epochs(model: Model, reported) -> Iterator[Finding]:
     """Loaders a Lightning module's ``*_dataloader`` hook builds with persistent workers, and
     the epoch hooks of the same module (``on_train_epoch_start``) that change their dataset.
     Not when the project asks a Trainer to reload its dataloaders every few epochs."""
-    if _reloads_dataloaders(model):
+    if model.reloads_dataloaders():
         return
     for loader in model.loaders():
         if model.managed(loader) != "lightning":
             continue
-        base = loaders.base_loader(loader)
         kept = _persistent(model, loader)
-        if base is None or base.site is None or kept is None:
+        if kept is None:
             continue
-        module = base.site.module
-        hook = model.project.function(module, model.project.call(base.site).scope)
-        owner = model.project.klass(module, hook.scope) if hook is not None and hook.scope_kind == "class" else None
-        for name in EPOCH_HOOKS if owner is not None else ():
-            function = model.project.function(module, f"{hook.scope}.{name}") if name in owner.methods else None
-            if function is None:
-                continue
-            region = (module, function.qualname, function.span.row, function.end_row)
-            for change, span in _new_changes(model, model.changes_in_regions(loader, [region]), reported):
+        for name, change in model.lightning_epoch_changes(loader):
+            for change, span in _new_changes(model, [change], reported):
                 yield _finding(model, change, span, kept, f"in `{name}`, which Lightning calls every epoch,", ())
 
 
@@ -99,12 +84,6 @@ def _new_changes(model: Model, changes, reported):
         if key not in reported:
             reported.add(key)
             yield change, span
-
-
-def _reloads_dataloaders(model: Model) -> bool:
-    """A call given ``reload_dataloaders_every_n_epochs`` (a Trainer rebuilding its loaders)."""
-    return any(key == "reload_dataloaders_every_n_epochs" for info in model.project.eager_modules()
-               for site in info.summary.calls for key, _ in site.keywords)
 
 
 def _finding(model: Model, change, span: Span, kept, when: str, steps) -> Finding:

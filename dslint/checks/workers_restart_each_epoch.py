@@ -15,6 +15,8 @@ from ..model.objects import Step
 from ..model.queries import Model
 from .base import finding, where
 
+EPOCH_HOOKS = ("train_dataloader", "val_dataloader")  # what Lightning's fit loop iterates every epoch
+
 CODE = "DSL302"
 
 
@@ -47,5 +49,43 @@ def check(model: Model) -> Iterator[Finding]:
             f"`persistent_workers=True`",
             (loop_step, Step(iteration.module, iteration.span, "iterated here")) + trail,
         )
+    yield from _framework_epochs(model, reported)
 
 
+def _framework_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
+    """A loader a Lightning module or data module builds in ``train_dataloader`` or
+    ``val_dataloader``: Lightning's fit loop iterates it every epoch (and warns "Consider
+    setting `persistent_workers=True`")."""
+    if model.reloads_dataloaders():
+        return  # new loaders every few epochs: keeping the workers would not keep them either
+    for loader in model.all_loaders():
+        base = loaders.base_loader(loader)
+        if base is None or base.site is None or base in reported or model.managed(loader) != "lightning":
+            continue
+        hook = _epoch_hook(model, base.site)
+        if not hook or model.lightning_epoch_changes(loader):
+            continue  # an epoch hook changes the dataset: fresh workers are what copies the change
+        spec = model.spec(loader)
+        if spec is None or spec.persistent_auto or model.argument(loader, "persistent_workers") is not None:
+            continue
+        workers = model.workers(loader)
+        if not workers.positive or workers.threads:
+            continue
+        reported.add(base)
+        built = loaders.construction_step(model.resolver, loader)
+        yield finding(
+            model, CODE, built.module, built.span,
+            f"DataLoader with positive workers is built in `{hook}`, which Lightning's fit loop iterates every "
+            f"epoch: its workers start again each time; add `persistent_workers=True`",
+            tuple(workers.trail("positive")),
+        )
+
+
+def _epoch_hook(model: Model, site) -> str:
+    """``Class.train_dataloader`` when the loader built at ``site`` (one Lightning manages) is
+    built in a hook the fit loop iterates every epoch, else ""."""
+    scope = model.project.call(site).scope
+    function = model.project.function(site.module, scope) if scope else None
+    if function is None or function.scope_kind != "class" or function.name not in EPOCH_HOOKS:
+        return ""
+    return f"{function.scope.rpartition('.')[2]}.{function.name}"

@@ -113,6 +113,13 @@ def _reads_attribute(value, receiver: str, name: str) -> bool:
     return False
 
 
+# Lightning calls these once per epoch, on the module that defines the loader's hook: what
+# they change on the dataset is a change between epochs (``reload_dataloaders_every_n_epochs``
+# off, the default, keeps the same loader and its persistent workers).
+LIGHTNING_EPOCH_HOOKS = ("on_train_epoch_start", "on_train_epoch_end", "on_epoch_start", "on_epoch_end",
+                         "on_validation_epoch_end", "training_epoch_end")
+
+
 def _rank_word(name: str) -> bool:
     """A name or string that speaks of distributed ranks (``local_rank``, ``WORLD_SIZE``, ``num_shards``)."""
     lowered = name.lower()
@@ -888,6 +895,28 @@ class Model:
         one of its methods that assigns ``self.<attr>`` (``dataset.set_epoch(e)``), itself or
         through a helper it calls on ``self``, where the workers' code reads that attribute."""
         return self.changes_in_regions(loader, self._epoch_regions(repeat, loader))
+
+    def lightning_epoch_changes(self, loader) -> List[Tuple[str, "DatasetChange"]]:
+        """(hook, change) for the changes to a Lightning loader's dataset that the epoch hooks
+        (``on_train_epoch_start``...) of the module defining its ``*_dataloader`` hook make."""
+        base = loader_facts.base_loader(loader)
+        if base is None or base.site is None:
+            return []
+        module = base.site.module
+        hook = self.project.function(module, self.project.call(base.site).scope)
+        owner = self.project.klass(module, hook.scope) if hook is not None and hook.scope_kind == "class" else None
+        out = []
+        for name in LIGHTNING_EPOCH_HOOKS if owner is not None else ():
+            function = self.project.function(module, f"{hook.scope}.{name}") if name in owner.methods else None
+            if function is not None:
+                region = (module, function.qualname, function.span.row, function.end_row)
+                out.extend((name, change) for change in self.changes_in_regions(loader, [region]))
+        return out
+
+    def reloads_dataloaders(self) -> bool:
+        """A call given ``reload_dataloaders_every_n_epochs`` (a Trainer rebuilding its loaders)."""
+        return any(key == "reload_dataloaders_every_n_epochs" for info in self.project.eager_modules()
+                   for site in info.summary.calls for key, _ in site.keywords)
 
     def changes_in_regions(self, loader, regions) -> List["DatasetChange"]:
         """``dataset_changes`` in the code of ``regions``: (module, scope, first row, last row)
