@@ -609,12 +609,11 @@ class Extractor:
         ("truthy"): a branch only some callers take (``if video_loader is None:
         self.loader = VideoLoader(lambda ...)``)."""
         held = "truthy"
+        compared = _compared_to_none(test)
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, held = test.operand, "falsy"
-        elif (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
-              and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
-            held = "none" if isinstance(test.ops[0], ast.Is) else "not none"
-            test = test.left
+        elif compared is not None:
+            test, held = compared[0], "none" if compared[1] else "not none"
         if self.scope.kind != "function":
             return None
         if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == self.scope.self_name:
@@ -971,14 +970,21 @@ def _dotted(node: ast.AST) -> Optional[str]:
     return ".".join(reversed(parts))
 
 
+def _compared_to_none(test: ast.AST) -> Optional[Tuple[ast.AST, bool]]:
+    """(X, whether the test is ``is``) for ``X is None`` / ``X is not None``."""
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return test.left, isinstance(test.ops[0], ast.Is)
+    return None
+
+
 def _not_none_test(test: ast.AST) -> Tuple[Optional[str], bool]:
     """(``ast.dump`` of X, whether the body is where X is None) for ``if X is not None:`` (X
     not None in the body) and ``if X is None:`` (X not None in the ``else``), X a name or an
     attribute chain."""
-    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
-            and isinstance(test.left, (ast.Name, ast.Attribute))):
-        return ast.dump(test.left), isinstance(test.ops[0], ast.Is)
+    compared = _compared_to_none(test)
+    if compared is not None and isinstance(compared[0], (ast.Name, ast.Attribute)):
+        return ast.dump(compared[0]), compared[1]
     return None, False
 
 

@@ -65,12 +65,11 @@ def _many_objects(model: Model, results, sizes: bool = False) -> Optional[str]:
     objects built per element."""
     for found in results:
         obj = found.obj
-        if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
-            name = obj.cls.qualname
-            if name in LOADED_TABLES:
-                return f"a parsed annotation file (`{name}`)"
-            if sizes and name.endswith("[]") and name.rstrip("[]") in LOADED_TABLES:
-                return f"the entries of a parsed annotation file (`{name.rstrip('[]')}`, one per sample)"
+        if _parsed(obj):
+            return f"a parsed annotation file (`{obj.cls.qualname}`)"
+        table = _table_of(obj)
+        if sizes and table is not None:
+            return f"the entries of a parsed annotation file (`{table}`, one per sample)"
         if isinstance(obj, Container):
             kinds = _element_kinds(model, obj, sizes)
             if kinds & {"dict", "object", "table"}:
@@ -109,9 +108,18 @@ def _project_object(obj) -> bool:
     return isinstance(obj, Inst) and isinstance(obj.cls, Cls)
 
 
+def _table_of(obj) -> Optional[str]:
+    """The parser (``json.load``) whose result ``obj`` is, or a part of (``json.load[]``): None
+    for anything else."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
+        return None
+    name = obj.cls.qualname.rstrip("[]")
+    return name if name in LOADED_TABLES else None
+
+
 def _parsed(obj) -> bool:
     """What a parser returns: a loaded annotation table, or one record (``json.loads(line)``)."""
-    return isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in LOADED_TABLES
+    return _table_of(obj) is not None and not obj.cls.qualname.endswith("[]")
 
 
 def _parsed_record(obj) -> bool:
@@ -122,7 +130,7 @@ def _parsed_record(obj) -> bool:
         return False
     while isinstance(obj, Iterated):
         obj = obj.base
-    return isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname.rstrip("[]") in LOADED_TABLES
+    return _table_of(obj) is not None
 
 
 def _sizes(model: Model, cls, attr: str) -> bool:

@@ -157,9 +157,8 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     defined = ()
     if not what.startswith("lambda"):
         handover = _hand_over(trail)
-        if handover is not None and _handed_over_outside(model, obj, handover):
-            pass  # kept at the definition: one finding however often the factory's result is handed over
-        elif handover is not None:
+        # a factory's nested function stays at its definition: one finding however often it is handed over
+        if handover is not None and not _handed_over_outside(model, obj, handover):
             defined = (Step(module, definition, "defined here"),)
             module, span = handover[0], value_span(model, *handover)
     if (module, span) in reported:
@@ -183,7 +182,7 @@ def _handed_over_outside(model: Model, obj, handover) -> bool:
     if not isinstance(obj, Func):
         return False
     function = model.function_summary(obj)
-    if function is None or function.kind == "lambda" or function.scope_kind != "function":
+    if function is None or function.scope_kind != "function":
         return False
     outer = model.project.function(obj.module, function.scope)
     module, span = handover

@@ -29,11 +29,8 @@ def check(model: Model) -> Iterator[Finding]:
         base = loaders.base_loader(loader)
         if base in reported:  # a framework's wrapper (accelerate) still restarts the workers each pass
             continue
-        spec = model.spec(loader)
-        if spec is None or spec.persistent_auto or model.argument(loader, "persistent_workers") is not None:
-            continue
-        workers = model.workers(loader)
-        if not workers.positive or workers.threads or loaders.kept_iterator(model.resolver, base):
+        workers = _restarting_workers(model, loader)
+        if workers is None or loaders.kept_iterator(model.resolver, base):
             continue
         epoch = model.epoch_loop(iteration, same_loader=True)
         if epoch is None or epoch.loop is None:
@@ -65,11 +62,8 @@ def _framework_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
         hook = _epoch_hook(model, base.site)
         if not hook or model.lightning_epoch_changes(loader):
             continue  # an epoch hook changes the dataset: fresh workers are what copies the change
-        spec = model.spec(loader)
-        if spec is None or spec.persistent_auto or model.argument(loader, "persistent_workers") is not None:
-            continue
-        workers = model.workers(loader)
-        if not workers.positive or workers.threads:
+        workers = _restarting_workers(model, loader)
+        if workers is None:
             continue
         reported.add(base)
         built = loaders.construction_step(model.resolver, loader)
@@ -79,6 +73,16 @@ def _framework_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
             f"epoch: its workers start again each time; add `persistent_workers=True`",
             tuple(workers.trail("positive")),
         )
+
+
+def _restarting_workers(model: Model, loader):
+    """The loader's workers when they are processes started anew by every pass over it:
+    positive, not threads, ``persistent_workers`` not given and not the library's default."""
+    spec = model.spec(loader)
+    if spec is None or spec.persistent_auto or model.argument(loader, "persistent_workers") is not None:
+        return None
+    workers = model.workers(loader)
+    return workers if workers.positive and not workers.threads else None
 
 
 def _epoch_hook(model: Model, site) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Set
 
-from ..analysis.values import Attr, Const, last_name
-from .objects import UNKNOWN_RESULT, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step, join
+from ..analysis.values import Attr, Call, Const, Name, Op, last_name
+from .objects import UNKNOWN_RESULT, Cls, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step, join
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -75,8 +75,6 @@ def _field_options(resolver: "Resolver", wanted: Set[SiteRef], name: str):
     """An option per field of a dataclass, added in a loop over its fields (``for f in
     dataclasses.fields(Config): parser.add_argument(f"--{f.name}", default=f.default)``):
     ``name``'s default is the field's default."""
-    from .objects import Cls
-
     for ref, site, loop in _field_loops(resolver):
         ctx = Ctx(ref.module, site.scope)
         if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in resolver.eval(site.func.base, ctx)):
@@ -99,8 +97,6 @@ def _field_loops(resolver: "Resolver"):
     found = getattr(resolver, "_argparse_field_loops", None)
     if found is not None:
         return found
-    from ..analysis.values import Call, Name, Op
-
     found = resolver._argparse_field_loops = []
     for ref in resolver.project.calls_named("add_argument"):
         site = resolver.project.call(ref)
@@ -129,7 +125,7 @@ def _field_loops(resolver: "Resolver"):
 
 def _same(value, wanted) -> bool:
     """``f.name`` whatever position the name was loaded at."""
-    return (type(value) is Attr and value.name == wanted.name and type(value.base).__name__ == "Name"
+    return (type(value) is Attr and value.name == wanted.name and type(value.base) is Name
             and value.base.id == wanted.base.id)
 
 

@@ -914,9 +914,13 @@ class Model:
         return out
 
     def reloads_dataloaders(self) -> bool:
-        """A call given ``reload_dataloaders_every_n_epochs`` (a Trainer rebuilding its loaders)."""
-        return any(key == "reload_dataloaders_every_n_epochs" for info in self.project.eager_modules()
-                   for site in info.summary.calls for key, _ in site.keywords)
+        """A call given ``reload_dataloaders_every_n_epochs`` (a Trainer rebuilding its loaders);
+        DSL302 and DSL404 both ask, the calls are scanned once."""
+        found = getattr(self, "_reloads", None)
+        if found is None:
+            found = self._reloads = any(key == "reload_dataloaders_every_n_epochs" for info in self.project.eager_modules()
+                                        for site in info.summary.calls for key, _ in site.keywords)
+        return found
 
     def changes_in_regions(self, loader, regions) -> List["DatasetChange"]:
         """``dataset_changes`` in the code of ``regions``: (module, scope, first row, last row)

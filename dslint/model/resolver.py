@@ -896,14 +896,8 @@ class Resolver:
                     launcher = self.launcher(ref)
                     if launcher is None:
                         continue
-                    site = self.project.call(ref)
                     position, keyword = PROCESS_TARGETS[launcher]
-                    target = dict((k, v) for k, v in site.keywords if k).get(keyword)
-                    if target is None and len(site.args) > position and type(site.args[position]) is not Starred:
-                        target = site.args[position]
-                    if target is None:
-                        continue
-                    for found in self.eval(target, self.context(ref.module, site.scope)):
+                    for found in self.keyword_at(ref, None, keyword, position) or ():
                         if isinstance(found.obj, Func) and ref not in self._launched.get(found.obj, ()):
                             self._launched.setdefault(found.obj, []).append(ref)
         return self._launched.get(func, [])
