@@ -154,7 +154,7 @@ CONTRASTS = {
         ["data.py:7 DSL401"]),
     "accelerate: not prepared": ("accelerate_project", [
         ("train.py", "accelerator.prepare(model, optimizer, train_loader())", "(model, optimizer, train_loader())")],
-        ["train.py:10 DSL403", "train.py:12 DSL301"]),
+        ["data.py:12 DSL403", "train.py:12 DSL301"]),  # the factory's sampler, the loop beside it
     "accelerate: prepare_data_loader asked to move": ("accelerate_project", [
         ("sharded.py", "prepare_data_loader(eval_loader(), device):",
          "prepare_data_loader(eval_loader(), device, put_on_device=True):")],

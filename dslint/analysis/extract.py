@@ -597,7 +597,7 @@ class Extractor:
         self.branch(node.body)
         self.none_guards, self.filling, self.not_none = saved, saved_filling, saved_not_none
         if param_test is not None and node.orelse:
-            self.scope.param_tests.append((len(self.scope.blocks), param_test[0], NEGATED_TESTS[param_test[1]]))
+            self.scope.param_tests.append((len(self.scope.blocks), param_test[0], negated_test(param_test[1])))
         if held is not None and none_in_body:
             self.not_none = saved_not_none + (held,)
         self.branch(node.orelse)
@@ -610,10 +610,13 @@ class Extractor:
         self.loader = VideoLoader(lambda ...)``)."""
         held = "truthy"
         compared = _compared_to_none(test)
+        constants = _compared_to_constants(test)
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, held = test.operand, "falsy"
         elif compared is not None:
             test, held = compared[0], "none" if compared[1] else "not none"
+        elif constants is not None:
+            test, held = constants
         if self.scope.kind != "function":
             return None
         if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == self.scope.self_name:
@@ -622,7 +625,7 @@ class Extractor:
         if not isinstance(test, ast.Name):
             return None
         bindings = self.scope.bindings.get(test.id, ())
-        if len(bindings) != 1 or bindings[0].kind != "param":
+        if len(bindings) != 1 or (bindings[0].kind != "param" and (constants is None or bindings[0].kind != "assign")):
             return None  # rebound before the test: not what the caller passed
         return test.id, held
 
@@ -1004,6 +1007,31 @@ def _none_test(test: ast.AST) -> Optional[Tuple[str, str]]:
 
 
 NEGATED_TESTS = {"none": "not none", "not none": "none", "falsy": "truthy", "truthy": "falsy"}
+CONSTANT_TESTS = {ast.Eq: "in", ast.In: "in", ast.NotEq: "not in", ast.NotIn: "not in"}
+
+
+def negated_test(held):
+    """What holds in the ``else`` of a branch where ``held`` holds in the body."""
+    if isinstance(held, tuple):
+        return ("not in" if held[0] == "in" else "in", held[1])
+    return NEGATED_TESTS[held]
+
+
+def _compared_to_constants(test: ast.AST):
+    """(operand, ("in" | "not in", constants)) for ``mode == "train"``, ``phase != "val"``,
+    ``split in ("val", "test")``: a branch taken for some values of one name."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or type(test.ops[0]) not in CONSTANT_TESTS:
+        return None
+    op, right = type(test.ops[0]), test.comparators[0]
+    if op in (ast.Eq, ast.NotEq):
+        items = [right]
+    elif isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        items = right.elts
+    else:
+        return None
+    if not items or not all(isinstance(i, ast.Constant) and type(i.value) in (str, int, bool) for i in items):
+        return None
+    return test.left, (CONSTANT_TESTS[op], tuple(i.value for i in items))
 
 
 def _unset_target(test: ast.AST) -> Optional[Tuple[str, ...]]:

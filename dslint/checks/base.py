@@ -132,6 +132,35 @@ def inherited_conflict(model: Model, code: str, loader, given, count, keyword: s
     )
 
 
+def shared_keyword(model: Model, code: str, loader, given, keyword: str, error: str, workers,
+                   label: str) -> Optional[Finding]:
+    """A keyword written outside the loader's call and taken by other loaders too
+    (``**loader_kwargs(args)`` for the training and the validation loader): the loader that
+    cannot take it is the cause, so the finding sits on its construction, with the shared
+    keyword as a related location; rewriting the keyword would change the other loaders."""
+    from ..model import loaders
+
+    count = loaders.argument_source(model.resolver, loader, "num_workers")
+    if count is None or count.site == given.site or \
+            not loaders.shared_elsewhere(model.resolver, loader, given, keyword, model.loaders()):
+        return None  # the worker count is shared with the keyword (``BASE = dict(num_workers=0, ...)``): that is the cause
+    built = loaders.construction_step(model.resolver, loader)
+    if built is None:
+        return None
+    zero = workers.trail("zero")
+    text = source(model, given.site.module, given.span)
+    if keyword_value(model, given.site.module, given.span) is None and not text.startswith("*"):
+        label = f"`{keyword}={text}`"  # a default put in by the loader's class or wrapper
+    return finding(
+        model, code, built.module, built.span,
+        f"This loader gets {label} from {where(model, Step(given.site.module, given.span, ''), built.module)}, "
+        f"where other loaders get it too, but has {workers.describe()} workers{default_note(model, zero, built.module)}: "
+        f"it raises `{error}`; give it positive workers, or make `{keyword}` depend on each loader's workers",
+        (Step(given.site.module, given.span, f"{label} written here, for other loaders too"),) + tuple(zero),
+        fixable=False,
+    )
+
+
 def _off(keyword: str) -> str:
     return f"{keyword}=False" if keyword == "persistent_workers" else f"{keyword}=None"
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Set, Tuple
 
-from ..analysis.values import Attr, Call, Name
+from ..analysis.summary import Span
+from ..analysis.values import Attr, Call, Name, Seq
 from ..diagnostics import Finding
-from ..model.objects import Cls, Container, Ext, Inst, Iterated
+from ..model.libraries import LOADED_TABLES
+from ..model.objects import Cls, Container, Ext, Inst, Iterated, Step
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
 CODE = "DSL501"
-LOADED_TABLES = frozenset({"json.load", "json.loads", "pickle.load", "pickle.loads", "yaml.safe_load", "yaml.load",
-                           "yaml.full_load", "ujson.load", "orjson.loads", "simplejson.load"})
 
 
 def check(model: Model) -> Iterator[Finding]:
@@ -49,13 +49,35 @@ def check(model: Model) -> Iterator[Finding]:
                         continue  # one finding per attribute: its other stores are the same cause
                     reported.add((item, attr))
                     klass = model.project.klass(item.module, item.qualname)
+                    span, steps = store.span, tuple(function.trail)
+                    filled = _filled_elsewhere(model, item, attr, method.qualname, store.value)
+                    if filled is not None:  # ``self.infos = []`` in ``__init__``, filled by a loading method
+                        span, steps = filled, (Step(item.module, store.span, f"`self.{attr}` made here"),) + steps
                     yield finding(
-                        model, CODE, item.module, store.span,
+                        model, CODE, item.module, span,
                         f"`self.{attr}` of `{klass.name}` holds {evidence} and is read by forked DataLoader "
                         f"workers: reference-count writes copy it into every worker; store it as numpy/pyarrow "
                         f"arrays",
-                        tuple(function.trail),
+                        steps,
                     )
+
+
+def _filled_elsewhere(model: Model, cls: Cls, attr: str, scope: str, value) -> Optional[Span]:
+    """Where another method of the class fills ``self.<attr>`` (``self.infos.extend(infos)``)
+    when the store only made it an empty list: the place the records come in."""
+    if not (type(value) is Seq and value.kind == "list" and not value.items):
+        return None
+    summary = model.project.summary(cls.module)
+    for site in summary.calls:
+        func = site.func
+        if site.scope == scope or type(func) is not Attr or func.name not in ("append", "extend", "insert"):
+            continue
+        method = summary.functions.get(site.scope)
+        base = func.base
+        if method is not None and method.scope == cls.qualname and method.params and type(base) is Attr \
+                and base.name == attr and type(base.base) is Name and base.base.id == method.params[0].name:
+            return site.span
+    return None
 
 
 def _many_objects(model: Model, results, sizes: bool = False) -> Optional[str]:
@@ -92,14 +114,15 @@ def _element_kinds(model: Model, container: Container, sizes: bool = False) -> S
                  if _parsed(f.obj) or sizes and (not isinstance(f.obj, Inst) or _project_object(f.obj))]
     if container.kind == "comp":
         elements += [f for f in model.resolver.container_values(container)
-                     if isinstance(f.obj, Container) and f.obj.kind == "dict" or _parsed_record(f.obj)]
+                     if isinstance(f.obj, Container) and f.obj.kind == "dict" or _parsed_record(f.obj)
+                     or sizes and _table_of(f.obj) is not None]  # ``[rec["properties"] for rec in table]``
     for found in elements:
         obj = found.obj
         if isinstance(obj, Container) and obj.kind == "dict":
             kinds.add("dict")
         elif _project_object(obj):
             kinds.add("object")
-        elif _parsed(obj) or _parsed_record(obj):
+        elif _parsed(obj) or _parsed_record(obj) or sizes and _table_of(obj) is not None:
             kinds.add("table")
     return kinds
 

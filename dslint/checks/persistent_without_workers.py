@@ -14,7 +14,7 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
 from ..model.queries import Model
-from .base import argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value
+from .base import shared_keyword, argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value
 
 CODE = "DSL201"
 
@@ -43,6 +43,11 @@ def check(model: Model) -> Iterator[Finding]:
         if handled:
             if inherited is not None:
                 yield inherited
+            continue
+        shared = shared_keyword(model, CODE, loader, given, "persistent_workers", "ValueError: persistent_workers option needs num_workers > 0", workers,
+                                argument_label(model, given.site.module, given.span, loaders.written_name(model.resolver, loader, "persistent_workers")))
+        if shared is not None:
+            yield shared
             continue
         module = given.site.module
         count_text = keyword_value(model, count.site.module, count.span) if count is not None else ""

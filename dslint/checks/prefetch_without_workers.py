@@ -14,7 +14,7 @@ from ..analysis.values import Name
 from ..model import loaders
 from ..model.objects import Lit
 from ..model.queries import Model
-from .base import argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value
+from .base import shared_keyword, argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value
 
 CODE = "DSL202"
 ERROR = "ValueError: prefetch_factor option could only be specified in multiprocessing"
@@ -45,6 +45,11 @@ def check(model: Model) -> Iterator[Finding]:
         if handled:
             if inherited is not None:
                 yield inherited
+            continue
+        shared = shared_keyword(model, CODE, loader, given, "prefetch_factor", loaders.error_for(model.resolver, loader, "prefetch_factor", ERROR), workers,
+                                argument_label(model, given.site.module, given.span, loaders.written_name(model.resolver, loader, "prefetch_factor")))
+        if shared is not None and not tested:
+            yield shared
             continue
         module = given.site.module
         count_text = keyword_value(model, count.site.module, count.span) if count is not None else ""

@@ -26,7 +26,7 @@ from ..model.externals import truthiness
 from ..model.objects import Bound, Cls, Container, Ctx, Ext, Func, Inst, Lit, Step, Top
 from ..model.project import sites_in_scope
 from ..model.queries import Model
-from .base import finding
+from .base import finding, where
 
 CODE = "DSL403"
 DISTRIBUTED_SAMPLERS = ("torch.utils.data.DistributedSampler", DISTRIBUTED_SAMPLER)
@@ -253,7 +253,11 @@ def check(model: Model) -> Iterator[Finding]:
         epoch = model.epoch_loop(iteration)
         if epoch is None:
             continue
-        key = (epoch.module, epoch.index) if epoch.loop is not None else sampler.site
+        # built by a factory in another module: the sampler is the place every loop shares, and
+        # the loop that forgets it is shown beside it (not a framework's hook, where the
+        # framework sets the epoch and only this loop forgets)
+        at_sampler = epoch.loop is not None and epoch.module != sampler.site.module and not model.built_in_hook(loader)
+        key = (epoch.module, epoch.index) if epoch.loop is not None and not at_sampler else sampler.site
         if key in reported or _sets_epoch(model, sampler, loader, epoch, iteration):
             continue
         reported.add(key)
@@ -267,7 +271,16 @@ def check(model: Model) -> Iterator[Finding]:
             "`SequentialSampler`)" if not route else
             f" (given through `batch_sampler=`, it is the loader's `.{route}`: its `.sampler` is the loader's own "
             f"`SequentialSampler`)")
-        if epoch.loop is not None:
+        if at_sampler:
+            target = epoch.loop.target or "epoch"
+            yield finding(
+                model, CODE, sampler.site.module, sampler_site.span,
+                f"Shuffling `DistributedSampler`{wrapped} of a DataLoader iterated once per epoch (the epoch loop at "
+                f"{where(model, Step(epoch.module, epoch.loop.span, ''), sampler.site.module)}) but `set_epoch` is never "
+                f"called: every epoch uses the same order; call `sampler.set_epoch({target})` first in that loop",
+                (Step(epoch.module, epoch.loop.span, "the epoch loop"),) + steps[1:],
+            )
+        elif epoch.loop is not None:
             target = epoch.loop.target or "epoch"
             reference = _sampler_ref(model, sampler, route, loader, epoch)  # None: no expression reaches it
             yield finding(

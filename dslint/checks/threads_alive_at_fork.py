@@ -124,8 +124,9 @@ def _worker_objects(model: Model) -> Dict[object, Tuple[object, object, tuple]]:
 
 def _handed_to_thread(model: Model, thread: Inst):
     """(object, how) the thread works on: its target's ``self``, its ``args``, and for a
-    ``Thread`` subclass the arguments it was built with."""
+    ``Thread`` subclass the thread itself and the arguments it was built with."""
     if isinstance(thread.cls, Cls):
+        yield thread, "is"  # a ``Thread`` subclass the dataset holds (``SceneChips(chips, prefetcher)``)
         for found in _arguments(model, thread):
             yield found.obj, "was given"
         return

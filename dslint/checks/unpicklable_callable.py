@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 
-from typing import Iterator, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
+from ..analysis.summary import Span
 from ..diagnostics import Finding
 from ..model.objects import Cls, Func, Inst, Step
 from ..model.project import package_main
@@ -125,26 +126,47 @@ def _how(role: str, trail) -> str:
 
 
 def check(model: Model) -> Iterator[Finding]:
+    handed = list(_handed(model))
+    shared = _handed_over_twice(model, handed)
     reported = set()
-    sources = [(loader, model.workers(loader)) for loader in model.all_loaders()]
-    for loader, workers in sources:
+    for obj, role, trail, context, evidence in handed:
+        yield from _report(model, obj, role, trail, context, reported, evidence, shared.get(obj, ()))
+
+
+def _handed(model: Model):
+    """(callable, role, trail, context, evidence) for everything pickled for processes."""
+    for loader in model.all_loaders():
+        workers = model.workers(loader)
         if not workers.processes or model.fork_chosen(loader):
             continue
         for obj, role, trail in model.pickled(loader):
-            yield from _report(model, obj, role, trail, f"loader has {workers.describe()} workers",
-                               reported, workers.trail("positive") or workers.trail("unknown"))
+            yield (obj, role, trail, f"loader has {workers.describe()} workers",
+                   workers.trail("positive") or workers.trail("unknown"))
     for obj, role, trail in model.process_targets():
-        yield from _report(model, obj, role, trail, _process_context(role), reported, ())
+        yield obj, role, trail, _process_context(role), ()
     for dataset in model.datasets_without_loader():
         klass = model.project.klass(dataset.cls.module, dataset.cls.qualname)
         for obj, role, trail in model.object_graph([(dataset, "dataset", ())]):
             if model.defined_in_tests(obj):
                 continue  # a test's argument to a library dataset says nothing of what users pass
-            yield from _report(model, obj, role, trail, f"dataset `{klass.name}` is made for DataLoader workers",
-                               reported, ())
+            yield obj, role, trail, f"dataset `{klass.name}` is made for DataLoader workers", ()
 
 
-def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iterator[Finding]:
+def _handed_over_twice(model: Model, handed) -> Dict[object, Tuple[Step, ...]]:
+    """Nested functions handed over at more than one place (``collate_fn=collate`` for the
+    training and the validation loader): one root cause, reported once at the definition,
+    with every hand-over as a related location."""
+    places: Dict[object, Dict[Tuple[str, Span], None]] = {}
+    for obj, _role, trail, _context, _evidence in handed:
+        if isinstance(obj, Func):
+            handover = _hand_over(trail)
+            if handover is not None:
+                places.setdefault(obj, {})[handover] = None
+    return {obj: tuple(Step(module, value_span(model, module, span), "handed over here") for module, span in found)
+            for obj, found in places.items() if len(found) > 1}
+
+
+def _report(model: Model, obj, role, trail, context, reported, evidence, handovers=()) -> Iterator[Finding]:
     found = unpicklable(model, obj)
     if found is None:
         return
@@ -158,7 +180,9 @@ def _report(model: Model, obj, role, trail, context, reported, evidence) -> Iter
     if not what.startswith("lambda"):
         handover = _hand_over(trail)
         # a factory's nested function stays at its definition: one finding however often it is handed over
-        if handover is not None and not _handed_over_outside(model, obj, handover):
+        if handovers:
+            defined = handovers  # handed over at several places: once, at the definition
+        elif handover is not None and not _handed_over_outside(model, obj, handover):
             defined = (Step(module, definition, "defined here"),)
             module, span = handover[0], value_span(model, *handover)
     if (module, span) in reported:

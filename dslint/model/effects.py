@@ -114,7 +114,7 @@ def cuda_work(model: "Model", func: Func, self_obj=None, bound=None) -> Optional
             for qualname in callee_names(model, site, ctx):
                 if qualname.startswith("torch.cuda.") and qualname.rpartition(".")[2] not in CUDA_QUERIES:
                     return Effect(ref.module, ref.index, site, _text(model, ref, site))
-                if qualname.startswith("torch."):
+                if qualname.startswith(("torch.", "torchvision.", "torchaudio.")):  # ``decode_jpeg(data, device="cuda")``
                     for key, value in site.keywords:
                         if key == "device" and any(device_kind(f.obj) == "cuda" and isinstance(f.obj, Lit)
                                                    for f in model.resolver.eval(value, ctx)):

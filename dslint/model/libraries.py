@@ -364,6 +364,8 @@ ITERATION_WRAPPERS = frozenset({"iter", "enumerate", "tqdm", "trange", "track", 
                                 "list", "tuple", "sorted", "reversed"})
 ITERATION_WRAPPERS_ALL = frozenset({"zip", "chain"})
 PARSERS = frozenset({"argparse.ArgumentParser"})
+LOADED_TABLES = frozenset({"json.load", "json.loads", "pickle.load", "pickle.loads", "yaml.safe_load", "yaml.load",
+                           "yaml.full_load", "ujson.load", "orjson.loads", "simplejson.load"})  # parsed annotation files
 
 
 def matches(qualname: str, names: Iterable[str]) -> bool:

@@ -50,7 +50,7 @@ from .objects import (
     UNKNOWN_RESULT,
 )
 from .project import Project, sites_in_scope
-from .resolver import Resolver, extend, join, reaching, same_object
+from .resolver import Resolver, _encloses, _innermost_block, extend, join, reaching, same_object
 
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
@@ -120,10 +120,14 @@ LIGHTNING_EPOCH_HOOKS = ("on_train_epoch_start", "on_train_epoch_end", "on_epoch
                          "on_validation_epoch_end", "training_epoch_end")
 
 
-def _rank_word(name: str) -> bool:
-    """A name or string that speaks of distributed ranks (``local_rank``, ``WORLD_SIZE``, ``num_shards``)."""
+def _rank_word(name: str, variable: bool = False) -> bool:
+    """A name or string that speaks of distributed ranks (``local_rank``, ``WORLD_SIZE``,
+    ``num_shards``). A variable named ``shard`` is as often the file an index falls in
+    (``shard = np.searchsorted(offsets, idx)``): only the method ``.shard(n, i)`` counts."""
     lowered = name.lower()
-    return any(word in lowered for word in RANK_WORDS) or SHARD_WORD.search(lowered) is not None
+    if any(word in lowered for word in RANK_WORDS):
+        return True
+    return SHARD_WORD.search(lowered) is not None and not (variable and lowered == "shard")
 
 
 def _trains(site: CallSite) -> bool:
@@ -462,6 +466,13 @@ class Model:
                 return None
             ctx = ctx.caller
         return None
+
+    def built_in_hook(self, loader) -> bool:
+        """The loader is built in a framework hook (Lightning's ``train_dataloader``), whoever
+        iterates it: under the framework its sampler is looked after."""
+        base = loader_facts.base_loader(loader)
+        return base is not None and base.site is not None and \
+            self._hooked(base.site.module, self.project.call(base.site).scope) is not None
 
     def _hooked(self, module: str, scope: str) -> Optional[str]:
         """A loader built in a framework hook (Lightning's ``train_dataloader``) is the framework's."""
@@ -934,8 +945,29 @@ class Model:
                 own = ctx.self_obj
                 if isinstance(own, Inst) and (own.cls, own.site) in state:
                     continue  # the object's own method: its call is the change (``set_epoch``)
-                found.extend(self._changes_in(module, scope, first, last, ctx, trail, state))
+                found.extend(change for change in self._changes_in(module, scope, first, last, ctx, trail, state)
+                             if not self._rebuilt_after(loader, change, scope, ctx))
         return found
+
+    def _rebuilt_after(self, loader, change: "DatasetChange", scope: str, ctx: Ctx) -> bool:
+        """The function making ``change`` builds the loader again after it, whenever it makes
+        it (``self.train_ds.set_steps(n)`` then ``self.train_loader = build_loader(...)``):
+        the next epoch's workers start from the changed dataset."""
+        base = loader_facts.base_loader(loader)
+        summary = self.project.summary(change.module)
+        function = summary.functions.get(scope) if scope else None
+        if base is None or base.site is None or function is None:
+            return False
+        row = change.span.row
+        changed_in = _innermost_block(function.blocks, row)
+        later = [store.value for store in summary.stores if store.scope == scope and store.kind == "assign"
+                 and store.span.row > row and _encloses(function.blocks, store.block, changed_in)]
+        later += [binding.value for bindings in function.bindings.values() for binding in bindings
+                  if binding.kind == "assign" and binding.pos // 65536 > row
+                  and _encloses(function.blocks, binding.block, changed_in)]
+        return any(isinstance(found.obj, Inst) and loader_facts.base_loader(found.obj) is not None
+                   and loader_facts.base_loader(found.obj).site == base.site
+                   for value in later for found in self.resolver.eval(value, ctx))
 
     def _epoch_regions(self, repeat: Epochs, loader=None) -> List[Tuple[str, str, int, int]]:
         """(module, scope, first row, last row) of the code run between two passes over the
@@ -1210,8 +1242,8 @@ class Model:
         function = summary.functions.get(func.qualname) if summary is not None else None
         if function is None:
             return False
-        names = set(function.loads) | set(function.attr_loads) | {p.name for p in function.params}
-        if any(_rank_word(n) for n in names):
+        variables = set(function.loads) | {p.name for p in function.params}
+        if any(_rank_word(n) for n in function.attr_loads) or any(_rank_word(n, variable=True) for n in variables):
             return True
         for index in sites_in_scope(self.project, func.module, func.qualname):
             site = summary.calls[index]
@@ -2392,7 +2424,7 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
         return (inner[0], inner[1] or f"`.{value.name}`") if inner is not None else None
     if isinstance(value, Item):
         return _batch_view(model, value.base, ctx, function, loader, depth + 1) \
-            if isinstance(value.key, Const) else None  # a mask or index tensor copies
+            if isinstance(value.key, Const) or _int_key(model, value.key, ctx) else None  # a mask or index tensor copies
     if type(value) is Part:  # ``x, y = batch``: a part of the batch
         return _batch_view(model, value.base, ctx, function, loader, depth + 1)
     if type(value) in (Seq, DictDisplay):  # ``pair = (x, y)``: the display keeps its items
@@ -2416,6 +2448,26 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
                 return None
         return trail
     return None
+
+
+def _int_key(model: Model, key, ctx: Ctx) -> bool:
+    """A subscript key known to be an int (``worst = int(loss.argmax())``): basic indexing,
+    which returns a view of the same storage."""
+    if isinstance(key, Name) and function_of(model, ctx) is not None:
+        bindings = function_of(model, ctx).bindings.get(key.id, ())
+        if len(bindings) == 1 and bindings[0].kind == "assign":
+            key = bindings[0].value
+    if isinstance(key, Call):
+        site = model.project.summary(ctx.module).calls[key.index]
+        if isinstance(site.func, Attr):
+            return site.func.name == "item" and not site.args  # ``loss.argmax().item()``: a Python number
+        return any(isinstance(f.obj, Ext) and f.obj.qualname == "builtins.int" for f in model.resolver.eval(site.func, ctx))
+    found = model.resolver.eval(key, ctx)
+    return bool(found) and all(type(f.obj) is Lit and type(f.obj.value) is int for f in found)
+
+
+def function_of(model: Model, ctx: Ctx):
+    return model.project.function(ctx.module, ctx.scope) if ctx.scope else None
 
 
 def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:
@@ -2473,7 +2525,7 @@ def _tensor_batches(model: Model, loader) -> str:
     for found in model.value(loader, "dataset"):
         obj = found.obj
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls) and _tensor_items(model, obj):
-            names.add(f"`{obj.cls.qualname}.__getitem__` returns tensors and numbers, which the default collate "
+            names.add(f"`{obj.cls.qualname}.__getitem__` returns tensors, arrays and numbers, which the default collate "
                       f"function batches into tensors")
             continue
         if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
@@ -2489,9 +2541,9 @@ NUMBERS = frozenset({"builtins.int", "builtins.float"})
 
 
 def _tensor_items(model: Model, dataset: Inst) -> bool:
-    """Whether every item the project dataset's ``__getitem__`` returns is a tensor or a number
-    (``torch.from_numpy(x), int(label)``, ``{"image": self.tf(img)}`` with a ``Compose`` ending
-    in ``ToTensor()``): the default collate function makes each a tensor."""
+    """Whether every item the project dataset's ``__getitem__`` returns is a tensor, a numpy
+    array or a number (``torch.from_numpy(x), int(label)``, ``{"image": self.tf(img)}`` with a
+    ``Compose`` ending in ``ToTensor()``): the default collate function makes each a tensor."""
     method = model.resolver.method(dataset.cls, "__getitem__")
     function = model.project.function(method.module, method.qualname) if method is not None else None
     if function is None or function.is_generator or not function.returns \
@@ -2507,9 +2559,19 @@ def _tensor_items(model: Model, dataset: Inst) -> bool:
                                           for f in model.resolver.eval(calls[part.index].func, ctx)):
                 continue
             results = model.resolver.eval(part, ctx)
-            if not results or not all(_made_tensor(f.obj) or _transformed_tensor(model, f.obj) for f in results):
+            if not results or not all(_made_tensor(f.obj) or _transformed_tensor(model, f.obj) or _numpy_value(f.obj)
+                                      for f in results):
                 return False
     return True
+
+
+def _numpy_value(obj) -> bool:
+    """A numpy array or an item of one (``self.labels[idx]``): the default collate function
+    makes a tensor of it (numpy strings excepted)."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
+        return False
+    name = obj.cls.qualname
+    return name.startswith("numpy.") and "str" not in name and "char" not in name
 
 
 # torchvision transforms whose output is a tensor whatever they are given (they convert to one,
@@ -2553,8 +2615,9 @@ def _tensor_transform(model: Model, transform, depth: int) -> bool:
 
 
 def _made_tensor(obj) -> bool:
-    """What a torch tensor factory returns (``torch.from_numpy(x)``, ``torch.zeros(3)``)."""
+    """What a torch tensor factory returns (``torch.from_numpy(x)``, ``torch.zeros(3)``), or an
+    item of it (``self.labels[idx]``: indexing a tensor gives a tensor)."""
     if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
         return False
-    name = obj.cls.qualname
+    name = obj.cls.qualname.rstrip("[]")
     return name.startswith("torch.") and name.count(".") == 1 and name.rpartition(".")[2] in TENSOR_FACTORIES

@@ -40,6 +40,7 @@ from ..analysis.values import (
     root_name,
 )
 from . import configfiles, externals, registrations
+from .libraries import LOADED_TABLES
 from .objects import (
     TOP,
     UNKNOWN_RESULT,
@@ -152,6 +153,16 @@ def reaching(bindings, pos: int, blocks) -> tuple:
     # last of those is (each binding's block is tested once, not once per earlier binding)
     last = max((b.pos for b in before if _encloses(blocks, b.block, use_block)), default=-1)
     return tuple([b for b in before if b.pos >= last])
+
+
+def _parsed_table(obj) -> Optional[str]:
+    """The parser (``json.load``) of the file an ``Iterated`` record comes from, if any."""
+    while isinstance(obj, Iterated):
+        obj = obj.base
+    if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+        name = obj.cls.qualname.rstrip("[]")
+        return name if name in LOADED_TABLES else None
+    return None
 
 
 def _innermost_block(blocks, row: int) -> int:
@@ -364,9 +375,14 @@ class Resolver:
             for tested_block, name, held in tests:
                 if tested_block != block:
                     continue
-                values = self.param(function, name, ctx)
+                values = self._tested_values(function, name, ctx)
                 if not values or any(isinstance(f.obj, Top) for f in values) or externals.overridable(values):
                     continue  # unknown, or a flag's default a run may override: either way
+                if isinstance(held, tuple):  # ``if phase == "train":`` with a phase every caller gives
+                    if all(type(f.obj) is Lit and type(f.obj.value) in (str, int, bool) for f in values) and \
+                            all((f.obj.value in held[1]) != (held[0] == "in") for f in values):
+                        return False
+                    continue
                 nones = [type(f.obj) is Lit and f.obj.value is None for f in values]
                 if held == "none" and not any(nones) or held == "not none" and all(nones):
                     return False
@@ -374,6 +390,13 @@ class Resolver:
                     return False
             block = function.blocks[block][0]
         return True
+
+    def _tested_values(self, function: FunctionSummary, name: str, ctx: Ctx) -> Results:
+        """The values of the parameter (or the local bound once) a branch tests."""
+        bindings = function.bindings.get(name, ())
+        if len(bindings) == 1 and bindings[0].kind != "param":
+            return self.eval(bindings[0].value, ctx) if bindings[0].kind == "assign" else UNKNOWN_RESULT
+        return self.param(function, name, ctx)
 
     def class_bindings(self, klass: ClassSummary, name: str, ctx: Ctx) -> Results:
         return join(
@@ -691,19 +714,44 @@ class Resolver:
         stores = [store for store in self._item_edits(mapping, ctx, key, "assign", scope)
                   if self._on_every_way(scope[1], store.span.row, scope[3])]
         if not stores:
+            edits = list(self._item_edits(mapping, ctx, key, "assign", scope, rebound_ok=True))
+            stores = self._stored_after_each_binding(mapping, ctx, edits, scope)
+        if not stores:
             return None
-        last = stores[-1]  # a later one replaces the ones before
-        return extend(self.eval(last.value, ctx), Step(ctx.module, last.span, f"set as `{mapping.id}[{key!r}]`"))
+        return join(extend(self.eval(last.value, ctx), Step(ctx.module, last.span, f"set as `{mapping.id}[{key!r}]`"))
+                    for last in stores)
+
+    def _stored_after_each_binding(self, mapping: Name, ctx: Ctx, edits, scope) -> list:
+        """The last store after each binding of ``mapping`` a run can take to the splat, when
+        every such binding has one on every way on from it (``if phase == "train": kw =
+        dict(...); kw["persistent_workers"] = ...`` with a phase every caller gives): empty when
+        one of them has none (what the mapping held stands)."""
+        summary, blocks, bindings, row = scope
+        function = summary.functions.get(ctx.scope) if ctx.scope else None
+        if not edits or function is None:
+            return []
+        out = []
+        for binding in reaching(bindings, mapping.pos, blocks):
+            if not self.branch_taken(function, binding.block, ctx):
+                continue
+            at = binding.pos // 65536
+            after = [store for store in edits if store.span.row > at and not _rebound(bindings, at, store.span.row)
+                     and _encloses(blocks, _innermost_block(blocks, store.span.row), _innermost_block(blocks, at))]
+            if not after:
+                return []
+            out.append(after[-1])
+        return out
 
     @staticmethod
-    def _item_edits(mapping: Name, ctx: Ctx, key: str, kind: str, scope):
+    def _item_edits(mapping: Name, ctx: Ctx, key: str, kind: str, scope, rebound_ok: bool = False):
         """The ``mapping[key] = ...`` (kind "assign") or ``del mapping[key]`` ("del") statements
-        of ``ctx.scope`` made before the splat, with the name not bound again in between."""
+        of ``ctx.scope`` made before the splat, with the name not bound again in between
+        (unless ``rebound_ok``)."""
         summary, _, bindings, row = scope
         for store in summary.stores:
             if store.scope == ctx.scope and store.attr == "[]" and store.kind == kind and type(store.target) is Name \
                     and store.target.id == mapping.id and type(store.key) is Const and store.key.value == key \
-                    and store.span.row < row and not _rebound(bindings, store.span.row, row):
+                    and store.span.row < row and (rebound_ok or not _rebound(bindings, store.span.row, row)):
                 yield store
 
     @staticmethod
@@ -1685,6 +1733,8 @@ class Resolver:
                 known = self.libraries.part(self, obj, index) if type(index) is int and index >= 0 else None
                 parts.append(known if known is not None  # ``parser.parse_args_into_dataclasses()[0]``
                              else one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
+            elif isinstance(obj, Iterated) and _parsed_table(obj) is not None:
+                parts.append(one(Inst(Ext(f"{_parsed_table(obj)}[]")), found.trail))  # ``rec["props"]`` of a record
             elif isinstance(obj, (Config, Hparams)):  # ``cfg["data"]``, ``self.hparams["lr"]``: a named entry
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
@@ -1837,21 +1887,28 @@ class Resolver:
             return ()
         summary = self.project.summary(ctx.module)
         parts = []
-        for index in sites_in_scope(self.project, ctx.module, ctx.scope):
-            site = summary.calls[index]
-            func = site.func
-            if not (isinstance(func, Attr) and func.name in ("append", "extend", "insert") and site.args
-                    and (site.loop >= 0 or not in_loops)):
-                continue
-            base = func.base
-            if not ((type(base) is Name and base.id in names) or
-                    (type(base) is Attr and type(base.base) is Name and (base.base.id, base.name) in attrs)):
-                continue
-            for found in self.eval(site.args[-1], ctx):
-                if func.name == "extend" and isinstance(found.obj, Container):
-                    parts.append(self.container_values(found.obj))
-                else:
-                    parts.append((found,))
+        scopes = [(ctx.scope, names, attrs, ctx)]
+        if attributes and attrs and function.scope_kind == "class" and function.params:
+            own = {attr for name, attr in attrs if name == function.params[0].name}
+            scopes += [(qualname, (), {(method.params[0].name, attr) for attr in own}, self.context(ctx.module, qualname))
+                       for qualname, method in summary.functions.items()
+                       if own and method.scope == function.scope and qualname != ctx.scope and method.params]
+        for scope, local, stored, where in scopes:  # the attribute is filled by the class's other methods too
+            for index in sites_in_scope(self.project, ctx.module, scope):
+                site = summary.calls[index]
+                func = site.func
+                if not (isinstance(func, Attr) and func.name in ("append", "extend", "insert") and site.args
+                        and (site.loop >= 0 or not in_loops or scope != ctx.scope)):
+                    continue
+                base = func.base
+                if not ((type(base) is Name and base.id in local) or
+                        (type(base) is Attr and type(base.base) is Name and (base.base.id, base.name) in stored)):
+                    continue
+                for found in self.eval(site.args[-1], where):
+                    if func.name == "extend" and isinstance(found.obj, Container):
+                        parts.append(self.container_values(found.obj))
+                    else:
+                        parts.append((found,))
         return join(parts)
 
     def _stored_display(self, module: str) -> Dict[int, set]:
