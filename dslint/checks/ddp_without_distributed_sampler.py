@@ -46,3 +46,31 @@ def check(model: Model) -> Iterator[Finding]:
             f"world-size times as much; {remedy}",
             (wrapped, Step(iteration.module, iteration.span, "the training loop"), model_call) + why + iteration.trail,
         )
+    yield from _lightning_without_sampler(model, reported)
+
+
+def _lightning_without_sampler(model: Model, reported: Set[object]) -> Iterator[Finding]:
+    """The training loaders of Lightning hooks when a data-parallel ``Trainer`` is told
+    ``use_distributed_sampler=False``: Lightning then hands each rank the loader as built,
+    and nothing of the project splits it (a ``WeightedRandomSampler`` kept on purpose)."""
+    trainer = model.lightning_sampler_off()
+    if trainer is None:
+        return
+    for loader in model.loaders():
+        base = loaders.base_loader(loader)
+        if base is None or base in reported or model.managed(loader) != "lightning" \
+                or model.project.call(base.site).scope.rpartition(".")[2] != "train_dataloader":
+            continue
+        split, why = model.rank_split(loader, framework=False)
+        if split != "none":
+            continue
+        reported.add(base)
+        built = loaders.construction_step(model.resolver, loader, "the training loader")
+        yield finding(
+            model, CODE, built.module, built.span,
+            f"Lightning's Trainer at {where(model, trainer, built.module)} runs data-parallel ranks with "
+            f"`use_distributed_sampler=False`, and nothing splits this `train_dataloader` loader's data by rank: every "
+            f"rank trains on the whole dataset, so an epoch costs world-size times as much; wrap its sampler for the "
+            f"ranks (a `DistributedSampler`, or a distributed version of the weighted sampler) or let Lightning add one",
+            (trainer,) + why,
+        )

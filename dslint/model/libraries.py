@@ -249,14 +249,18 @@ HOOKS: Tuple[Hooks, ...] = (
                                "pytorch_lightning.LightningDataModule"),
           ("train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"), "lightning"),
 )
+LIGHTNING_TRAINERS = ("lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer")
+# Trainer keywords that stop Lightning from putting a DistributedSampler in (2.x, 1.x)
+LIGHTNING_SAMPLER_SWITCHES = ("use_distributed_sampler", "replace_sampler_ddp")
+# strategies that run one process per device, each with its own loader
+DATA_PARALLEL_STRATEGIES = ("ddp", "fsdp", "deepspeed")
 TRAINERS: Tuple[TrainerSpec, ...] = (
     # transformers 5.x: Trainer(model, args, ...) without args uses TrainingArguments() (zero workers)
     TrainerSpec(("transformers.Trainer", "transformers.Seq2SeqTrainer"), "transformers",
                 config="args", config_position=1,
                 loader_arguments={"train_dataset": "dataset", "data_collator": "collate_fn"}),
     # Lightning 2.6 strategies/ddp.py: the ddp_spawn* strategies start one process per device with spawn
-    TrainerSpec(("lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"), "lightning",
-                spawn_argument="strategy", spawn_values=("ddp_spawn",)),
+    TrainerSpec(LIGHTNING_TRAINERS, "lightning", spawn_argument="strategy", spawn_values=("ddp_spawn",)),
 )
 # Training-library entry points that start DataLoader workers: ``package.Class.method``
 # (``Class(...).method()`` or ``Class.classmethod(...).method()``). Extended by the

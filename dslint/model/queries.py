@@ -1106,13 +1106,44 @@ class Model:
                 return Step(ref.module, site.span, "the distributed model trains on its batches"), wrapped
         return None
 
-    def rank_split(self, loader) -> Tuple[str, Trail]:
+    def lightning_sampler_off(self) -> Optional[Step]:
+        """A Lightning ``Trainer(...)`` told not to put a ``DistributedSampler`` in
+        (``use_distributed_sampler=False``) with a data-parallel strategy (``"ddp"``,
+        ``"fsdp"``...) or several nodes: the hooks' loaders then reach every rank as they
+        are. Found once per run."""
+        found = self.__dict__.get("_sampler_off", self)
+        if found is self:
+            found = self.__dict__["_sampler_off"] = self._find_lightning_sampler_off()
+        return found
+
+    def _find_lightning_sampler_off(self) -> Optional[Step]:
+        from .libraries import DATA_PARALLEL_STRATEGIES, LIGHTNING_SAMPLER_SWITCHES, LIGHTNING_TRAINERS
+
+        for ref in self.project.calls_named("Trainer"):
+            site = self.project.call(ref)
+            keywords = dict(site.keywords)
+            switch = next((keywords[k] for k in LIGHTNING_SAMPLER_SWITCHES if k in keywords), None)
+            if switch is None:
+                continue
+            ctx = self.resolver.context(ref.module, site.scope)
+            if externals.truthiness(self.resolver.eval(switch, ctx)) != "false" or not any(
+                    isinstance(f.obj, Ext) and f.obj.qualname in LIGHTNING_TRAINERS for f in self.resolver.eval(site.func, ctx)):
+                continue
+            strategy = self.resolver.eval(keywords["strategy"], ctx) if "strategy" in keywords else ()
+            nodes = self.resolver.eval(keywords["num_nodes"], ctx) if "num_nodes" in keywords else ()
+            if any(isinstance(f.obj, Lit) and isinstance(f.obj.value, str)
+                   and f.obj.value.startswith(DATA_PARALLEL_STRATEGIES) for f in strategy) \
+                    or any(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1 for f in nodes):
+                return Step(ref.module, site.span, "the Trainer, told `use_distributed_sampler=False`")
+        return None
+
+    def rank_split(self, loader, framework: bool = True) -> Tuple[str, Trail]:
         """How a loader's data is split across distributed ranks: ("none", why) when nothing
         splits it (no sampler, or only samplers that ignore the rank, and a dataset whose
         code and construction never mention a rank), ("split", where) when something does
         (a ``DistributedSampler``, a rank-aware sampler, a dataset sharded by rank, a
-        framework), ("unknown", ()) when the model cannot tell."""
-        if self.managed(loader):
+        framework unless ``framework`` is false), ("unknown", ()) when the model cannot tell."""
+        if framework and self.managed(loader):
             return "split", ()
         spec = self.spec(loader)
         if spec is None or spec.library not in ("torch", "torchdata"):
