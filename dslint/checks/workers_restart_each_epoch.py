@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Iterator, Set
 
+from ..analysis.values import Call, Name, last_name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.objects import Step
@@ -23,19 +24,26 @@ CODE = "DSL302"
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[object] = set()
     for iteration in model.iterations():
-        if iteration.loop is None:
-            continue  # iter()/next() in a loop is a fresh iterator each pass, not an epoch over the loader
         loader = iteration.loader
         base = loaders.base_loader(loader)
         if base in reported:  # a framework's wrapper (accelerate) still restarts the workers each pass
             continue
+        if iteration.loop is None:
+            # ``it = iter(loader)`` at the top of each epoch, drawn by ``next(it)`` in the steps
+            # inside it; a fresh iterator per step (``next(iter(loader))``) is DSL304
+            module, loop, trail = iteration.module, _epoch_of_iterator(model, iteration), ()
+            if loop is None or model.built_inside(loader, module, loop):
+                continue
+        else:
+            epoch = None
         workers = _restarting_workers(model, loader)
         if workers is None or loaders.kept_iterator(model.resolver, base):
             continue
-        epoch = model.epoch_loop(iteration, same_loader=True)
-        if epoch is None or epoch.loop is None:
-            continue
-        module, loop, trail = epoch.module, epoch.loop, epoch.trail
+        if iteration.loop is not None:
+            epoch = model.epoch_loop(iteration, same_loader=True)
+            if epoch is None or epoch.loop is None:
+                continue
+            module, loop, trail = epoch.module, epoch.loop, epoch.trail
         built = loaders.construction_step(model.resolver, loader)
         reported.add(base)
         loop_step = Step(module, loop.span, "the epoch loop")
@@ -73,6 +81,36 @@ def _framework_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
             f"epoch: its workers start again each time; add `persistent_workers=True`",
             tuple(workers.trail("positive")),
         )
+
+
+def _epoch_of_iterator(model: Model, iteration):
+    """The loop an ``iter(loader)`` call is made in, when the iterator it binds is drawn with
+    ``next()`` only in loops nested inside that one: a new iterator (its workers started
+    again) once per pass of the outer loop, kept through the steps of the inner ones."""
+    summary = model.project.summary(iteration.module)
+    site = summary.calls[iteration.call]
+    function = model.project.function(iteration.module, site.scope) if site.scope else None
+    if function is None or site.loop < 0 or last_name(site.func) != "iter":
+        return None
+    names = [name for name, bindings in function.bindings.items()
+             if any(type(b.value) is Call and b.value.index == iteration.call for b in bindings)]
+    if len(names) != 1:
+        return None  # ``next(iter(loader))``, or an iterator handed on
+    draws = [other.loop for other in summary.calls
+             if other.scope == site.scope and last_name(other.func) == "next" and other.args
+             and type(other.args[0]) is Name and other.args[0].id == names[0]]
+    if not draws or not all(_nested_in(summary.loops, loop, site.loop) for loop in draws):
+        return None
+    return summary.loops[site.loop]
+
+
+def _nested_in(loops, inner: int, outer: int) -> bool:
+    """Whether loop ``inner`` sits inside loop ``outer`` (and is not it)."""
+    while inner >= 0:
+        inner = loops[inner].parent
+        if inner == outer:
+            return True
+    return False
 
 
 def _restarting_workers(model: Model, loader):
