@@ -17,7 +17,7 @@ from typing import Dict, Iterator, Set, Tuple
 from ..analysis.values import Attr, Const
 from ..diagnostics import Finding
 from ..model import effects
-from ..model.objects import Bound, Cls, Container, Inst, SiteRef, Step
+from ..model.objects import Bound, Cls, Container, Ext, Func, Inst, SiteRef, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -70,17 +70,28 @@ def _sharing_threads(model: Model) -> Iterator[Finding]:
     thread). A worker forked while the thread holds that object's lock, or is halfway
     through changing it, keeps it that way: ``with self.lock`` in ``__getitem__`` blocks
     forever."""
-    shared = None
+    computed: list = []
+
+    def worker_objects():
+        if not computed:
+            computed.append(_worker_objects(model))
+        return computed[0]
+
     reported: Set[SiteRef] = set()
-    for ref in model.project.calls_named("start"):
+    in_workers = None
+    for ref in _start_calls(model, worker_objects):
         site = model.project.call(ref)
         if not isinstance(site.func, Attr) or site.args or site.keywords or ref in reported:
             continue
+        if in_workers is None:
+            in_workers = {function.func for _, _, function in model.worker_runs()}
+        if site.scope and Func(ref.module, site.scope) in in_workers:
+            continue  # started by worker code, after the fork: each worker has its own (the fix)
         ctx = model.resolver.context(ref.module, site.scope)
         kind = effects.thread_kind(model, model.resolver.eval(site.func.base, ctx))
         if kind is None or kind[0] != "thread" or kind[1].site is None:
             continue
-        shared = _worker_objects(model) if shared is None else shared
+        shared = worker_objects()
         if not shared or _joined(model, kind[1]):
             continue
         for obj, how in _handed_to_thread(model, kind[1]):
@@ -90,17 +101,36 @@ def _sharing_threads(model: Model) -> Iterator[Finding]:
             reported.add(ref)
             loader, workers, trail = held
             built = model.construction(loader)
-            name = obj.cls.qualname.rpartition(".")[2] if isinstance(obj, Inst) else "object"
+            name = obj.cls.qualname.rpartition(".")[2] if isinstance(obj, Inst) else obj[1] if isinstance(obj, tuple) \
+                else "object"
+            what = f"the module lock `{name}` that the code the DataLoader at {where(model, built, ref.module)} runs in " \
+                f"its forked workers also takes" if isinstance(obj, tuple) else \
+                f"the `{name}` that the DataLoader at {where(model, built, ref.module)} hands to its forked workers"
             yield finding(
                 model, CODE, ref.module, site.span,
-                f"This thread {how} the `{name}` that the DataLoader at {where(model, built, ref.module)} hands to "
-                f"its forked workers ({workers.describe()} workers), and nothing joins it before they are forked: a worker "
+                f"This thread {how} {what} ({workers.describe()} workers), and nothing joins it before they are forked: a worker "
                 f"forked while the thread holds that object's lock, or is halfway through changing it, keeps it "
                 f"that way (a `with self.lock:` in the worker then blocks forever) and never sees the thread's later "
                 f"work (Python 3.12+ warns {WARNING}); {THREAD_HINT}",
                 (Step(kind[1].site.module, model.project.call(kind[1].site).span, "the thread"), built) + tuple(trail),
             )
             break
+
+
+def _start_calls(model: Model, worker_objects) -> Iterator[SiteRef]:
+    """The ``.start()`` calls of the modules summarised up front, then those of the modules
+    whose module-level locks worker code takes (a helper module starting its refresher
+    thread: ``start_refresher()`` in ``emb_cache.py``, which the pre-filter does not read)."""
+    found = model.project.calls_named("start")
+    yield from found
+    seen = set(found)
+    modules = sorted({key[0] for key in worker_objects() if isinstance(key, tuple) and isinstance(key[0], str)})
+    for module in modules:
+        summary = model.project.summary(module)
+        for index, site in enumerate(summary.calls if summary is not None else ()):
+            ref = SiteRef(module, index)
+            if type(site.func) is Attr and site.func.name == "start" and ref not in seen:
+                yield ref
 
 
 def _key(obj):
@@ -119,6 +149,32 @@ def _worker_objects(model: Model) -> Dict[object, Tuple[object, object, tuple]]:
             for obj, _, trail in model.object_graph([(found.obj, "dataset", found.trail)]):
                 if isinstance(obj, Inst) and isinstance(obj.cls, Cls) and obj.site is not None:
                     out.setdefault(_key(obj), (loader, workers, trail))
+    for loader, workers, function in model.worker_runs():
+        if loader is not None and workers.positive and not workers.threads and model.fork_started(loader):
+            for lock in _global_locks(model, function.func):
+                out.setdefault(lock, (loader, workers, tuple(function.trail)))
+    return out
+
+
+LOCKS = frozenset({"threading.Lock", "threading.RLock", "threading.Condition", "threading.Semaphore",
+                   "threading.BoundedSemaphore"})
+
+
+def _global_locks(model: Model, func) -> Set[Tuple[str, str]]:
+    """(module, name) of the module-level locks ``func`` uses (``with _lock:`` in a helper of
+    the dataset's module, ``_lock = threading.Lock()`` at its top)."""
+    function = model.function_summary(func)
+    summary = model.project.summary(func.module)
+    if function is None or summary is None:
+        return set()
+    out = set()
+    for name in function.loads:
+        if name in function.bindings and name not in function.declared_global or name not in summary.bindings:
+            continue
+        values = model.resolver.global_name(func.module, name)
+        if values and all(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname in LOCKS
+                          for f in values):
+            out.add((func.module, name))
     return out
 
 
@@ -133,6 +189,9 @@ def _handed_to_thread(model: Model, thread: Inst):
     for found in model.resolver.keyword_at(thread.site, thread.ctx, "target", 1) or ():
         if isinstance(found.obj, Bound):
             yield found.obj.self_obj, "runs a method of"
+        elif isinstance(found.obj, Func):  # ``Thread(target=_refresh_loop)`` holding a module lock
+            for lock in sorted(_global_locks(model, found.obj)):
+                yield lock, "takes"
     for found in model.resolver.keyword_at(thread.site, thread.ctx, "args", 3) or ():
         if isinstance(found.obj, Container):
             for item in model.resolver.container_values(found.obj):
