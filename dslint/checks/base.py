@@ -132,8 +132,7 @@ def inherited_conflict(model: Model, code: str, loader, given, count, keyword: s
     )
 
 
-def shared_keyword(model: Model, code: str, loader, given, keyword: str, error: str, workers,
-                   label: str) -> Optional[Finding]:
+def shared_keyword(model: Model, code: str, loader, given, keyword: str, error: str, workers) -> Optional[Finding]:
     """A keyword written outside the loader's call and taken by other loaders too
     (``**loader_kwargs(args)`` for the training and the validation loader): the loader that
     cannot take it is the cause, so the finding sits on its construction, with the shared
@@ -151,6 +150,8 @@ def shared_keyword(model: Model, code: str, loader, given, keyword: str, error: 
     text = source(model, given.site.module, given.span)
     if keyword_value(model, given.site.module, given.span) is None and not text.startswith("*"):
         label = f"`{keyword}={text}`"  # a default put in by the loader's class or wrapper
+    else:
+        label = argument_label(model, given.site.module, given.span, loaders.written_name(model.resolver, loader, keyword))
     return finding(
         model, code, built.module, built.span,
         f"This loader gets {label} from {where(model, Step(given.site.module, given.span, ''), built.module)}, "

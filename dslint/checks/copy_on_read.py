@@ -15,8 +15,8 @@ from typing import Iterator, Optional, Set, Tuple
 from ..analysis.summary import Span
 from ..analysis.values import Attr, Call, Name, Seq
 from ..diagnostics import Finding
-from ..model.libraries import LOADED_TABLES
-from ..model.objects import Cls, Container, Ext, Inst, Iterated, Step
+from ..model.libraries import parsed_table
+from ..model.objects import Cls, Container, Inst, Iterated, Step
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
@@ -133,11 +133,8 @@ def _project_object(obj) -> bool:
 
 def _table_of(obj) -> Optional[str]:
     """The parser (``json.load``) whose result ``obj`` is, or a part of (``json.load[]``): None
-    for anything else."""
-    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
-        return None
-    name = obj.cls.qualname.rstrip("[]")
-    return name if name in LOADED_TABLES else None
+    for anything else (a record taken from one is ``_parsed_record``)."""
+    return None if isinstance(obj, Iterated) else parsed_table(obj)
 
 
 def _parsed(obj) -> bool:
@@ -149,11 +146,7 @@ def _parsed_record(obj) -> bool:
     """An item a loop or comprehension takes from a parsed table or a part of one (``for img
     in coco["images"]``): one record of the file. A part itself (``entry["data"]``) may be an
     array: it is not counted."""
-    if not isinstance(obj, Iterated):
-        return False
-    while isinstance(obj, Iterated):
-        obj = obj.base
-    return _table_of(obj) is not None
+    return isinstance(obj, Iterated) and parsed_table(obj) is not None
 
 
 def _sizes(model: Model, cls, attr: str) -> bool:

@@ -58,8 +58,9 @@ def _lightning_without_sampler(model: Model, reported: Set[object]) -> Iterator[
         return
     for loader in model.loaders():
         base = loaders.base_loader(loader)
-        if base is None or base in reported or model.managed(loader) != "lightning" \
-                or model.project.call(base.site).scope.rpartition(".")[2] != "train_dataloader":
+        hook = model.building_hook(loader)
+        if base is None or base in reported or model.managed(loader) != "lightning" or hook is None \
+                or hook.name != "train_dataloader":
             continue
         split, why = model.rank_split(loader, framework=False)
         if split != "none":

@@ -14,7 +14,8 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
 from ..model.queries import Model
-from .base import shared_keyword, argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value
+from .base import (argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value,
+                   shared_keyword)
 
 CODE = "DSL201"
 
@@ -44,8 +45,7 @@ def check(model: Model) -> Iterator[Finding]:
             if inherited is not None:
                 yield inherited
             continue
-        shared = shared_keyword(model, CODE, loader, given, "persistent_workers", "ValueError: persistent_workers option needs num_workers > 0", workers,
-                                argument_label(model, given.site.module, given.span, loaders.written_name(model.resolver, loader, "persistent_workers")))
+        shared = shared_keyword(model, CODE, loader, given, "persistent_workers", "ValueError: persistent_workers option needs num_workers > 0", workers)
         if shared is not None:
             yield shared
             continue

@@ -14,7 +14,8 @@ from ..analysis.values import Name
 from ..model import loaders
 from ..model.objects import Lit
 from ..model.queries import Model
-from .base import shared_keyword, argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value
+from .base import (argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value,
+                   shared_keyword)
 
 CODE = "DSL202"
 ERROR = "ValueError: prefetch_factor option could only be specified in multiprocessing"
@@ -46,8 +47,7 @@ def check(model: Model) -> Iterator[Finding]:
             if inherited is not None:
                 yield inherited
             continue
-        shared = shared_keyword(model, CODE, loader, given, "prefetch_factor", loaders.error_for(model.resolver, loader, "prefetch_factor", ERROR), workers,
-                                argument_label(model, given.site.module, given.span, loaders.written_name(model.resolver, loader, "prefetch_factor")))
+        shared = shared_keyword(model, CODE, loader, given, "prefetch_factor", loaders.error_for(model.resolver, loader, "prefetch_factor", ERROR), workers)
         if shared is not None and not tested:
             yield shared
             continue

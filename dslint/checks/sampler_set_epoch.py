@@ -256,7 +256,7 @@ def check(model: Model) -> Iterator[Finding]:
         # built by a factory in another module: the sampler is the place every loop shares, and
         # the loop that forgets it is shown beside it (not a framework's hook, where the
         # framework sets the epoch and only this loop forgets)
-        at_sampler = epoch.loop is not None and epoch.module != sampler.site.module and not model.built_in_hook(loader)
+        at_sampler = epoch.loop is not None and epoch.module != sampler.site.module and model.building_hook(loader) is None
         key = (epoch.module, epoch.index) if epoch.loop is not None and not at_sampler else sampler.site
         if key in reported or _sets_epoch(model, sampler, loader, epoch, iteration):
             continue
@@ -271,8 +271,8 @@ def check(model: Model) -> Iterator[Finding]:
             "`SequentialSampler`)" if not route else
             f" (given through `batch_sampler=`, it is the loader's `.{route}`: its `.sampler` is the loader's own "
             f"`SequentialSampler`)")
+        target = (epoch.loop.target or "epoch") if epoch.loop is not None else None
         if at_sampler:
-            target = epoch.loop.target or "epoch"
             yield finding(
                 model, CODE, sampler.site.module, sampler_site.span,
                 f"Shuffling `DistributedSampler`{wrapped} of a DataLoader iterated once per epoch (the epoch loop at "
@@ -281,7 +281,6 @@ def check(model: Model) -> Iterator[Finding]:
                 (Step(epoch.module, epoch.loop.span, "the epoch loop"),) + steps[1:],
             )
         elif epoch.loop is not None:
-            target = epoch.loop.target or "epoch"
             reference = _sampler_ref(model, sampler, route, loader, epoch)  # None: no expression reaches it
             yield finding(
                 model, CODE, epoch.module, epoch.loop.span,

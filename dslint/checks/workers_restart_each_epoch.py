@@ -28,22 +28,13 @@ def check(model: Model) -> Iterator[Finding]:
         base = loaders.base_loader(loader)
         if base in reported:  # a framework's wrapper (accelerate) still restarts the workers each pass
             continue
-        if iteration.loop is None:
-            # ``it = iter(loader)`` at the top of each epoch, drawn by ``next(it)`` in the steps
-            # inside it; a fresh iterator per step (``next(iter(loader))``) is DSL304
-            module, loop, trail = iteration.module, _epoch_of_iterator(model, iteration), ()
-            if loop is None or model.built_inside(loader, module, loop):
-                continue
-        else:
-            epoch = None
         workers = _restarting_workers(model, loader)
         if workers is None or loaders.kept_iterator(model.resolver, base):
             continue
-        if iteration.loop is not None:
-            epoch = model.epoch_loop(iteration, same_loader=True)
-            if epoch is None or epoch.loop is None:
-                continue
-            module, loop, trail = epoch.module, epoch.loop, epoch.trail
+        repeat = _repeating_loop(model, iteration)
+        if repeat is None:
+            continue
+        module, loop, trail = repeat
         built = loaders.construction_step(model.resolver, loader)
         reported.add(base)
         loop_step = Step(module, loop.span, "the epoch loop")
@@ -67,8 +58,8 @@ def _framework_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
         base = loaders.base_loader(loader)
         if base is None or base.site is None or base in reported or model.managed(loader) != "lightning":
             continue
-        hook = _epoch_hook(model, base.site)
-        if not hook or model.lightning_epoch_changes(loader):
+        hook = model.building_hook(loader)
+        if hook is None or hook.name not in EPOCH_HOOKS or model.lightning_epoch_changes(loader):
             continue  # an epoch hook changes the dataset: fresh workers are what copies the change
         workers = _restarting_workers(model, loader)
         if workers is None:
@@ -77,10 +68,24 @@ def _framework_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
         built = loaders.construction_step(model.resolver, loader)
         yield finding(
             model, CODE, built.module, built.span,
-            f"DataLoader with positive workers is built in `{hook}`, which Lightning's fit loop iterates every "
-            f"epoch: its workers start again each time; add `persistent_workers=True`",
+            f"DataLoader with positive workers is built in `{hook.scope.rpartition('.')[2]}.{hook.name}`, which "
+            f"Lightning's fit loop iterates every epoch: its workers start again each time; add "
+            f"`persistent_workers=True`",
             tuple(workers.trail("positive")),
         )
+
+
+def _repeating_loop(model: Model, iteration):
+    """(module, loop, trail) of the loop that starts the loader's workers again on each pass:
+    the epoch loop around a ``for`` over it, or the loop making ``it = iter(loader)`` each
+    pass (a fresh iterator per step, ``next(iter(loader))``, is DSL304's)."""
+    if iteration.loop is None:
+        loop = _epoch_of_iterator(model, iteration)
+        if loop is None or model.built_inside(iteration.loader, iteration.module, loop):
+            return None
+        return iteration.module, loop, ()
+    epoch = model.epoch_loop(iteration, same_loader=True)
+    return (epoch.module, epoch.loop, epoch.trail) if epoch is not None and epoch.loop is not None else None
 
 
 def _epoch_of_iterator(model: Model, iteration):
@@ -122,12 +127,3 @@ def _restarting_workers(model: Model, loader):
     workers = model.workers(loader)
     return workers if workers.positive and not workers.threads else None
 
-
-def _epoch_hook(model: Model, site) -> str:
-    """``Class.train_dataloader`` when the loader built at ``site`` (one Lightning manages) is
-    built in a hook the fit loop iterates every epoch, else ""."""
-    scope = model.project.call(site).scope
-    function = model.project.function(site.module, scope) if scope else None
-    if function is None or function.scope_kind != "class" or function.name not in EPOCH_HOOKS:
-        return ""
-    return f"{function.scope.rpartition('.')[2]}.{function.name}"

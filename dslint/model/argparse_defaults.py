@@ -67,7 +67,7 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
     if not parts:
         parts = implicit
     if not parts:
-        parts = [found for found in _field_options(resolver, wanted, name)]
+        parts = list(_field_options(resolver, wanted, name))
     return join(parts) if parts else UNKNOWN_RESULT
 
 

@@ -372,6 +372,17 @@ LOADED_TABLES = frozenset({"json.load", "json.loads", "pickle.load", "pickle.loa
                            "yaml.full_load", "ujson.load", "orjson.loads", "simplejson.load"})  # parsed annotation files
 
 
+def parsed_table(obj) -> Optional[str]:
+    """The parser (``json.load``) whose result ``obj`` is, a part of (``json.load[]``), or a
+    record taken from by iterating (``for img in coco["images"]``): None for anything else."""
+    while isinstance(obj, Iterated):
+        obj = obj.base
+    if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
+        name = obj.cls.qualname.rstrip("[]")
+        return name if name in LOADED_TABLES else None
+    return None
+
+
 def matches(qualname: str, names: Iterable[str]) -> bool:
     """``qualname`` is one of ``names``, or has the same top package and last name."""
     top, _, last = qualname.partition(".")[0], None, qualname.rpartition(".")[2]

@@ -467,12 +467,14 @@ class Model:
             ctx = ctx.caller
         return None
 
-    def built_in_hook(self, loader) -> bool:
-        """The loader is built in a framework hook (Lightning's ``train_dataloader``), whoever
-        iterates it: under the framework its sampler is looked after."""
+    def building_hook(self, loader) -> Optional[FunctionSummary]:
+        """The framework hook (Lightning's ``train_dataloader``) the loader is built in,
+        whoever iterates it; None when it is built elsewhere."""
         base = loader_facts.base_loader(loader)
-        return base is not None and base.site is not None and \
-            self._hooked(base.site.module, self.project.call(base.site).scope) is not None
+        if base is None or base.site is None:
+            return None
+        scope = self.project.call(base.site).scope
+        return self.project.function(base.site.module, scope) if self._hooked(base.site.module, scope) else None
 
     def _hooked(self, module: str, scope: str) -> Optional[str]:
         """A loader built in a framework hook (Lightning's ``train_dataloader``) is the framework's."""
@@ -965,8 +967,7 @@ class Model:
         later += [binding.value for bindings in function.bindings.values() for binding in bindings
                   if binding.kind == "assign" and binding.pos // 65536 > row
                   and _encloses(function.blocks, binding.block, changed_in)]
-        return any(isinstance(found.obj, Inst) and loader_facts.base_loader(found.obj) is not None
-                   and loader_facts.base_loader(found.obj).site == base.site
+        return any(isinstance(found.obj, Inst) and getattr(loader_facts.base_loader(found.obj), "site", None) == base.site
                    for value in later for found in self.resolver.eval(value, ctx))
 
     def _epoch_regions(self, repeat: Epochs, loader=None) -> List[Tuple[str, str, int, int]]:
@@ -2484,8 +2485,9 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
 def _int_key(model: Model, key, ctx: Ctx) -> bool:
     """A subscript key known to be an int (``worst = int(loss.argmax())``): basic indexing,
     which returns a view of the same storage."""
-    if isinstance(key, Name) and function_of(model, ctx) is not None:
-        bindings = function_of(model, ctx).bindings.get(key.id, ())
+    function = model.project.function(ctx.module, ctx.scope)
+    if isinstance(key, Name) and function is not None:
+        bindings = function.bindings.get(key.id, ())
         if len(bindings) == 1 and bindings[0].kind == "assign":
             key = bindings[0].value
     if isinstance(key, Call):
@@ -2496,9 +2498,6 @@ def _int_key(model: Model, key, ctx: Ctx) -> bool:
     found = model.resolver.eval(key, ctx)
     return bool(found) and all(type(f.obj) is Lit and type(f.obj.value) is int for f in found)
 
-
-def function_of(model: Model, ctx: Ctx):
-    return model.project.function(ctx.module, ctx.scope) if ctx.scope else None
 
 
 def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:

@@ -40,7 +40,7 @@ from ..analysis.values import (
     root_name,
 )
 from . import configfiles, externals, registrations
-from .libraries import LOADED_TABLES
+from .libraries import parsed_table
 from .objects import (
     TOP,
     UNKNOWN_RESULT,
@@ -153,16 +153,6 @@ def reaching(bindings, pos: int, blocks) -> tuple:
     # last of those is (each binding's block is tested once, not once per earlier binding)
     last = max((b.pos for b in before if _encloses(blocks, b.block, use_block)), default=-1)
     return tuple([b for b in before if b.pos >= last])
-
-
-def _parsed_table(obj) -> Optional[str]:
-    """The parser (``json.load``) of the file an ``Iterated`` record comes from, if any."""
-    while isinstance(obj, Iterated):
-        obj = obj.base
-    if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
-        name = obj.cls.qualname.rstrip("[]")
-        return name if name in LOADED_TABLES else None
-    return None
 
 
 def _innermost_block(blocks, row: int) -> int:
@@ -692,7 +682,8 @@ class Resolver:
         params.pop(k, None)``, with ``params`` not bound again in between: the key is gone.
         ``scope``: the splat's ``_mapping_scope``."""
         summary, blocks, bindings, row = scope
-        if any(self._on_every_way(blocks, store.span.row, row) for store in self._item_edits(mapping, ctx, key, "del", scope)):
+        if any(self._on_every_way(blocks, store.span.row, row) and not _rebound(bindings, store.span.row, row)
+               for store in self._item_edits(mapping, ctx, key, "del", scope)):
             return True
         for index in sites_in_scope(self.project, ctx.module, ctx.scope):
             site = summary.calls[index]
@@ -711,10 +702,11 @@ class Resolver:
         block holding it), with ``params`` not bound again in between: the value of the last one.
         A store made only on some ways (``if shuffle: kw["sampler"] = ...; del kw["shuffle"]``)
         decides nothing: what the mapping held stands."""
-        stores = [store for store in self._item_edits(mapping, ctx, key, "assign", scope)
-                  if self._on_every_way(scope[1], store.span.row, scope[3])]
+        _, blocks, bindings, row = scope
+        edits = list(self._item_edits(mapping, ctx, key, "assign", scope))
+        stores = [store for store in edits if not _rebound(bindings, store.span.row, row)
+                  and self._on_every_way(blocks, store.span.row, row)]
         if not stores:
-            edits = list(self._item_edits(mapping, ctx, key, "assign", scope, rebound_ok=True))
             stores = self._stored_after_each_binding(mapping, ctx, edits, scope)
         if not stores:
             return None
@@ -743,15 +735,14 @@ class Resolver:
         return out
 
     @staticmethod
-    def _item_edits(mapping: Name, ctx: Ctx, key: str, kind: str, scope, rebound_ok: bool = False):
+    def _item_edits(mapping: Name, ctx: Ctx, key: str, kind: str, scope):
         """The ``mapping[key] = ...`` (kind "assign") or ``del mapping[key]`` ("del") statements
-        of ``ctx.scope`` made before the splat, with the name not bound again in between
-        (unless ``rebound_ok``)."""
-        summary, _, bindings, row = scope
+        of ``ctx.scope`` made before the splat (the name may be bound again in between)."""
+        summary, _, _, row = scope
         for store in summary.stores:
             if store.scope == ctx.scope and store.attr == "[]" and store.kind == kind and type(store.target) is Name \
                     and store.target.id == mapping.id and type(store.key) is Const and store.key.value == key \
-                    and store.span.row < row and (rebound_ok or not _rebound(bindings, store.span.row, row)):
+                    and store.span.row < row:
                 yield store
 
     @staticmethod
@@ -1733,8 +1724,8 @@ class Resolver:
                 known = self.libraries.part(self, obj, index) if type(index) is int and index >= 0 else None
                 parts.append(known if known is not None  # ``parser.parse_args_into_dataclasses()[0]``
                              else one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
-            elif isinstance(obj, Iterated) and _parsed_table(obj) is not None:
-                parts.append(one(Inst(Ext(f"{_parsed_table(obj)}[]")), found.trail))  # ``rec["props"]`` of a record
+            elif isinstance(obj, Iterated) and parsed_table(obj) is not None:
+                parts.append(one(Inst(Ext(f"{parsed_table(obj)}[]")), found.trail))  # ``rec["props"]`` of a record
             elif isinstance(obj, (Config, Hparams)):  # ``cfg["data"]``, ``self.hparams["lr"]``: a named entry
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
