@@ -58,7 +58,7 @@ class GitIgnore:
         return ignore
 
     def match(self, path: str, is_dir: bool) -> Optional[bool]:
-        relative = os.path.relpath(path, self.base).replace(os.sep, "/")
+        relative = _relative(path, self.base)
         verdict = None
         for regex, negate, dir_only in self.rules:
             if dir_only and not is_dir:
@@ -101,15 +101,52 @@ def _glob_to_regex(pattern: str, anchored: bool) -> re.Pattern:
 
 
 def _matches_any(path: str, root: str, patterns: Sequence[str]) -> bool:
-    name = os.path.basename(path)
-    relative = os.path.relpath(path, root).replace(os.sep, "/")
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(relative, pattern):
+    """Whether ``path`` (its name, or its path relative to ``root``) matches one of the glob
+    ``patterns``; a pattern with a slash also matches everything under it."""
+    if not patterns:
+        return False
+    return _Excludes.of(tuple(patterns)).match(os.path.basename(path), _relative(path, root))
+
+
+def _relative(path: str, root: str) -> str:
+    """``os.path.relpath(path, root)`` with ``/`` separators; without its two ``abspath``
+    calls for the usual case of an absolute path below an absolute root (every entry of a walk)."""
+    if os.path.isabs(path) and os.path.isabs(root) and not root.endswith(os.sep) and \
+            path.startswith(root + os.sep) and os.path.normpath(path) == path and os.path.normpath(root) == root:
+        relative = path[len(root) + 1:]
+    else:
+        relative = os.path.relpath(path, root)
+    return relative.replace(os.sep, "/")
+
+
+class _Excludes:
+    """A set of exclude patterns compiled once into two expressions, with ``fnmatch``'s
+    meaning (``normcase`` applied to both sides): thousands of entries are tested per walk."""
+
+    _made: Dict[Tuple[str, ...], "_Excludes"] = {}
+
+    def __init__(self, patterns: Tuple[str, ...]):
+        whole, under = [], []
+        for pattern in patterns:
+            pattern = pattern.rstrip("/")
+            whole.append(fnmatch.translate(os.path.normcase(pattern)))
+            if "/" in pattern:
+                under.append(fnmatch.translate(os.path.normcase(pattern.lstrip("./") + "/*")))
+        self.whole = re.compile("|".join(f"(?:{item})" for item in whole)) if whole else None
+        self.under = re.compile("|".join(f"(?:{item})" for item in under)) if under else None
+
+    @classmethod
+    def of(cls, patterns: Tuple[str, ...]) -> "_Excludes":
+        made = cls._made.get(patterns)
+        if made is None:
+            made = cls._made[patterns] = cls(patterns)
+        return made
+
+    def match(self, name: str, relative: str) -> bool:
+        name, relative = os.path.normcase(name), os.path.normcase(relative)
+        if self.whole is not None and (self.whole.match(name) or self.whole.match(relative)):
             return True
-        if "/" in pattern and fnmatch.fnmatch(relative, pattern.lstrip("./") + "/*"):
-            return True
-    return False
+        return self.under is not None and self.under.match(relative) is not None
 
 
 class Discovery:
@@ -229,8 +266,10 @@ class Discovery:
 
     def _walk_dir(self, folder: str, ignores: List[GitIgnore], visited, linked: bool) -> Iterator[Tuple[str, bool]]:
         try:
-            real = os.path.realpath(folder)
-        except OSError:
+            info = os.stat(folder)  # the folder itself, whichever links led here: one system call, no realpath
+            # a file system without inode numbers (FAT, some network drives) reports 0: its real path instead
+            real = (info.st_dev, info.st_ino) if info.st_ino else os.path.realpath(folder)
+        except (OSError, ValueError):
             return
         if real in visited:
             return
@@ -245,25 +284,27 @@ class Discovery:
         except OSError as exc:
             self.problems.append((folder, f"cannot list folder: {exc.strerror or exc}"))
             return
-        root, patterns = self._rules_at(os.path.abspath(folder))
+        absolute_folder = os.path.abspath(folder)
+        root, patterns = self._rules_at(absolute_folder)
         for entry in entries:
             path = os.path.normpath(entry.path)
+            absolute = os.path.join(absolute_folder, entry.name)  # abspath(path): a listed name is one plain part
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
             is_link = entry.is_symlink()
             if is_dir:
-                if _matches_any(path, root, DEFAULT_EXCLUDES) or _matches_any(path, root, patterns):
+                if _matches_any(absolute, root, DEFAULT_EXCLUDES) or _matches_any(absolute, root, patterns):
                     continue
-                if self._ignored(path, True, ignores):
+                if self._ignored(absolute, True, ignores):
                     continue
                 if is_link and not self.inside(path):
                     self._refuse_link(path)
                     continue
                 yield from self._walk_dir(path, ignores, visited, linked or is_link)
             elif entry.name.endswith(SUFFIXES):
-                if _matches_any(path, root, patterns) or self._ignored(path, False, ignores):
+                if _matches_any(absolute, root, patterns) or self._ignored(absolute, False, ignores):
                     continue
                 if is_link and not os.path.exists(path):
                     self.problems.append((path, "broken symbolic link (dangling, or a loop)"))

@@ -14,7 +14,7 @@ import pytest
 from dslint import catalogue
 from dslint.model.effects import process_start_kind
 
-from .conftest import FIXTURES, run_cli
+from .conftest import FIXTURES, lint_json, run_cli
 
 CODES = ("DSL108", "DSL109", "DSL405", "DSL502")
 
@@ -191,3 +191,20 @@ def test_flake8_plugin_reports_them_with_their_places():
     assert codes == set(CODES), result.stdout + result.stderr
     line = next(l for l in result.stdout.splitlines() if "DSL502" in l)
     assert line.startswith("./engine.py:8:") and "(see engine.py:6: the loop over the loader" in line
+
+
+def test_threads_sharing_objects_name_the_object_and_where_the_thread_starts():
+    """DSL109's shared-object findings name the object (not "module lock", which only a
+    module-level lock is), and a thread a method starts on a shared object is reported where
+    that method is called, with the ``.start()`` among the related locations."""
+    folder = FIXTURES / "rules" / "DSL109"
+    findings = lint_json("--select", "DSL109", "bad_thread_shares_cache.py", "bad_thread_started_by_method.py",
+                         "bad_module_lock_refresher.py", cwd=folder)
+    by_place = {(f["filename"].removeprefix("./"), f["location"]["row"]): f for f in findings}
+    cache = by_place[("bad_thread_shares_cache.py", 56)]["message"]
+    assert "runs a method of the `PageCache`" in cache and "module lock" not in cache
+    assert "module lock `_lock`" in by_place[("bad_module_lock_refresher.py", 24)]["message"]
+    started = by_place[("bad_thread_started_by_method.py", 47)]
+    assert "runs a method of the `WarmCache`" in started["message"]
+    notes = {(r["location"]["row"], r["message"]) for r in started["related"]}
+    assert (25, "the thread starts here") in notes

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterator, Optional, Set, Tuple
 
 from ..analysis.summary import Span
-from ..analysis.values import Attr, Call, Name, Seq
+from ..analysis.values import Attr, Call, Item, Name, Seq
 from ..diagnostics import Finding
 from ..model.libraries import parsed_table
 from ..model.objects import Cls, Container, Inst, Iterated, Step
@@ -44,7 +44,8 @@ def check(model: Model) -> Iterator[Finding]:
                     ctx = model.resolver.method_ctx(obj, item.module, method)
                     if not model.resolver.branch_taken(method, store.block, ctx):
                         continue  # ``if self._serialize: ... else: self._lst = lst`` and it is built serialized
-                    evidence = _many_objects(model, model.resolver.eval(store.value, ctx), _sizes(model, obj.cls, attr))
+                    evidence = _many_objects(model, model.resolver.eval(store.value, ctx), _sizes(model, obj.cls, attr)) \
+                        or _grouped_records(model, obj, item, attr)
                     if evidence is None or (item, attr) in reported:
                         continue  # one finding per attribute: its other stores are the same cause
                     reported.add((item, attr))
@@ -77,6 +78,31 @@ def _filled_elsewhere(model: Model, cls: Cls, attr: str, scope: str, value) -> O
         if method is not None and method.scope == cls.qualname and method.params and type(base) is Attr \
                 and base.name == attr and type(base.base) is Name and base.base.id == method.params[0].name:
             return site.span
+    return None
+
+
+def _grouped_records(model: Model, obj: Inst, cls: Cls, attr: str) -> Optional[str]:
+    """"the records of a parsed annotation file, grouped" when a method of the class appends,
+    in a loop, records of a parsed file to the lists the attribute maps keys to
+    (``self.frames_by_seq[fa["sequence_name"]].append(fa)`` for each ``fa`` of a
+    ``json.load``): a dict of lists holding every record."""
+    summary = model.project.summary(cls.module)
+    for site in summary.calls:
+        func = site.func
+        if type(func) is not Attr or func.name not in ("append", "extend") or not site.args or site.loop < 0:
+            continue
+        method = summary.functions.get(site.scope)
+        base = func.base
+        if method is None or method.scope != cls.qualname or not method.params or type(base) is not Item:
+            continue
+        held = base.base
+        if not (type(held) is Attr and held.name == attr and type(held.base) is Name
+                and held.base.id == method.params[0].name):
+            continue
+        ctx = model.resolver.method_ctx(obj, cls.module, method)
+        found = model.resolver.eval(site.args[0], ctx)
+        if found and all(_parsed_record(f.obj) or _parsed(f.obj) for f in found):
+            return "the records of a parsed annotation file, grouped in lists"
     return None
 
 

@@ -23,7 +23,7 @@ def check(model: Model) -> Iterator[Finding]:
     reported: Set[object] = set()
     for iteration in model.iterations():
         base = loaders.base_loader(iteration.loader)
-        if base is None or base in reported or iteration.loop is None:
+        if base is None or base in reported:
             continue
         distributed = model.distributed_training(iteration)
         if distributed is None:

@@ -35,6 +35,9 @@ def _persistent(model: Model, loader) -> Optional[Tuple[Step, ...]]:
         return None
     persistent = model.argument(loader, "persistent_workers")
     if persistent is None or truthiness(persistent) != "true":
+        tied = loaders.persistent_with_workers(model.resolver, loader)
+        if tied is not None:  # ``persistent_workers=workers > 0``: true in every run that has workers
+            return (Step(tied.site.module, tied.span, "workers kept across epochs whenever there are workers"),)
         kept = loaders.kept_iterator(model.resolver, loader)  # a loader that never restarts its workers
         return (kept,) if kept is not None else None
     given = loaders.argument_source(model.resolver, loader, "persistent_workers")

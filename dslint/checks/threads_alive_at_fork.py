@@ -95,36 +95,99 @@ def _sharing_threads(model: Model) -> Iterator[Finding]:
         if not shared or _joined(model, kind[1]):
             continue
         for obj, how in _handed_to_thread(model, kind[1]):
-            held = shared.get(_key(obj))
+            anchor, started = ref, ()
+            if type(obj) is tuple and obj[0] == LIBRARY:
+                caller = _method_caller(model, ref)
+                if caller is not None:  # ``H5CacheWarmer(path).start()``: where the training code starts it
+                    anchor, started = caller, (Step(ref.module, site.span, "the thread starts here"),)
+                held = _in_same_program(model, obj, anchor.module, shared)
+            else:
+                held = shared.get(_key(obj))
+                if held is None:
+                    found = _started_by_caller(model, ref, obj, shared)
+                    if found is not None:
+                        (anchor, held), started = found, (Step(ref.module, site.span, "the thread starts here"),)
             if held is None:
                 continue
+            if anchor in reported:
+                continue
             reported.add(ref)
+            reported.add(anchor)
             loader, workers, trail = held
             built = model.construction(loader)
             name = obj.cls.qualname.rpartition(".")[2] if isinstance(obj, Inst) else obj[1] if isinstance(obj, tuple) \
                 else "object"
-            what = f"the module lock `{name}` that the code the DataLoader at {where(model, built, ref.module)} runs in " \
-                f"its forked workers also takes" if isinstance(obj, tuple) else \
-                f"the `{name}` that the DataLoader at {where(model, built, ref.module)} hands to its forked workers"
+            runs = f"the code the DataLoader at {where(model, built, anchor.module)} runs in its forked workers"
+            if type(obj) is tuple and obj[0] == LIBRARY:
+                what = f"`{name}`, whose calls all take one process-wide lock, as {runs} does"
+            elif type(obj) is tuple:
+                what = f"the module lock `{name}` that {runs} also takes"
+            else:
+                what = f"the `{name}` that the DataLoader at {where(model, built, anchor.module)} hands to its forked workers"
             yield finding(
-                model, CODE, ref.module, site.span,
-                f"This thread {how} {what} ({workers.describe()} workers), and nothing joins it before they are forked: a worker "
-                f"forked while the thread holds that object's lock, or is halfway through changing it, keeps it "
-                f"that way (a `with self.lock:` in the worker then blocks forever) and never sees the thread's later "
-                f"work (Python 3.12+ warns {WARNING}); {THREAD_HINT}",
-                (Step(kind[1].site.module, model.project.call(kind[1].site).span, "the thread"), built) + tuple(trail),
+                model, CODE, anchor.module, model.project.call(anchor).span,
+                f"This thread {how} {what} ({workers.describe()} workers), and nothing joins it before they are forked: "
+                f"{_CONSEQUENCE[type(obj) is tuple and obj[0] == LIBRARY].format(name=name)} "
+                f"(Python 3.12+ warns {WARNING}); {THREAD_HINT}",
+                started + (Step(kind[1].site.module, model.project.call(kind[1].site).span, "the thread"), built)
+                + tuple(trail),
             )
             break
+
+
+def _in_same_program(model: Model, lock, module: str, shared):
+    """What the workers hold for a library ``lock``, from a loader built in a module of the
+    program ``module`` is part of (one imports the other): a thread of one script and the
+    workers of another never share a process."""
+    closure = model.import_closure(module)
+    for key, held in shared.items():
+        if type(key) is tuple and len(key) == 3 and key[:2] == lock and \
+                (key[2] in closure or module in model.import_closure(key[2])):
+            return held
+    return None
+
+
+def _method_caller(model: Model, ref: SiteRef):
+    """The first call of the method (not ``__init__``) of a project class holding ``ref``."""
+    scope = model.project.call(ref).scope
+    function = model.project.function(ref.module, scope) if scope else None
+    if function is None or function.scope_kind != "class" or function.name == "__init__":
+        return None
+    return next((caller for caller, _ in model.resolver.callers(Func(ref.module, scope))), None)
+
+
+def _started_by_caller(model: Model, ref: SiteRef, obj, shared):
+    """(the call, what the workers hold) when the thread is started by a method of ``obj``'s
+    class working on ``self`` (``cache.start_warming(paths)``, whose ``self._thread.start()``
+    runs ``self._warm``) and a caller calls it on an object the workers get: that call starts
+    the thread, on that object."""
+    scope = model.project.call(ref).scope
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Cls) and obj.site is None and scope):
+        return None
+    function = model.project.function(ref.module, scope)
+    if function is None or function.scope != obj.cls.qualname or ref.module != obj.cls.module \
+            or function.name == "__init__":  # a thread the constructor starts: ``effects.live_threads``
+        return None
+    for caller, receiver in model.resolver.callers(Func(ref.module, scope)):
+        if isinstance(receiver, Inst) and receiver.cls == obj.cls:
+            held = shared.get(_key(receiver))
+            if held is not None:
+                return caller, held
+    return None
 
 
 def _start_calls(model: Model, worker_objects) -> Iterator[SiteRef]:
     """The ``.start()`` calls of the modules summarised up front, then those of the modules
     whose module-level locks worker code takes (a helper module starting its refresher
-    thread: ``start_refresher()`` in ``emb_cache.py``, which the pre-filter does not read)."""
+    thread: ``start_refresher()`` in ``emb_cache.py``, which the pre-filter does not read)
+    and of the modules defining the classes of the objects the workers get (a cache whose
+    ``start_warming()`` starts its thread)."""
     found = model.project.calls_named("start")
     yield from found
     seen = set(found)
-    modules = sorted({key[0] for key in worker_objects() if isinstance(key, tuple) and isinstance(key[0], str)})
+    keys = worker_objects()
+    modules = sorted({key[0] for key in keys if isinstance(key, tuple) and isinstance(key[0], str)}
+                     | {key[0].module for key in keys if isinstance(key, tuple) and isinstance(key[0], Cls)})
     for module in modules:
         summary = model.project.summary(module)
         for index, site in enumerate(summary.calls if summary is not None else ()):
@@ -153,6 +216,9 @@ def _worker_objects(model: Model) -> Dict[object, Tuple[object, object, tuple]]:
         if loader is not None and workers.positive and not workers.threads and model.fork_started(loader):
             for lock in _global_locks(model, function.func):
                 out.setdefault(lock, (loader, workers, tuple(function.trail)))
+            built = model.construction(loader)
+            for lock in _library_locks(model, function.func) if built is not None else ():
+                out.setdefault(lock + (built.module,), (loader, workers, tuple(function.trail)))  # per program
     return out
 
 
@@ -163,19 +229,39 @@ LOCKS = frozenset({"threading.Lock", "threading.RLock", "threading.Condition", "
 def _global_locks(model: Model, func) -> Set[Tuple[str, str]]:
     """(module, name) of the module-level locks ``func`` uses (``with _lock:`` in a helper of
     the dataset's module, ``_lock = threading.Lock()`` at its top)."""
+    return {(func.module, name) for name, values in _globals_used(model, func)
+            if values and all(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname in LOCKS
+                              for f in values)}
+
+
+def _globals_used(model: Model, func):
+    """(name, values) of the module globals ``func`` loads (its own locals left out)."""
     function = model.function_summary(func)
     summary = model.project.summary(func.module)
     if function is None or summary is None:
-        return set()
-    out = set()
+        return
     for name in function.loads:
         if name in function.bindings and name not in function.declared_global or name not in summary.bindings:
             continue
-        values = model.resolver.global_name(func.module, name)
-        if values and all(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname in LOCKS
-                          for f in values):
-            out.add((func.module, name))
-    return out
+        yield name, model.resolver.global_name(func.module, name)
+
+
+_CONSEQUENCE = {
+    False: "a worker forked while the thread holds that object's lock, or is halfway through changing it, keeps it that "
+           "way (a `with self.lock:` in the worker then blocks forever) and never sees the thread's later work",
+    True: "a worker forked while the thread is inside `{name}` keeps that lock held, and its first call into `{name}` "
+          "then waits forever",
+}
+LIBRARY = "<library>"  # the first part of a library lock's key: (LIBRARY, library)
+GLOBAL_LOCK_LIBRARIES = frozenset({"h5py"})  # every call takes one process-wide lock (h5py's "phil")
+
+
+def _library_locks(model: Model, func) -> Set[Tuple[str, str]]:
+    """(LIBRARY, name) of the libraries with one process-wide lock that ``func`` uses
+    (``h5py.File(...)``): a thread inside such a library at the fork leaves the lock held in
+    the child, whose first call into the library then waits forever (h5py#2584)."""
+    return {(LIBRARY, f.obj.qualname.split(".")[0]) for _, values in _globals_used(model, func) for f in values
+            if isinstance(f.obj, Ext) and f.obj.qualname.split(".")[0] in GLOBAL_LOCK_LIBRARIES}
 
 
 def _handed_to_thread(model: Model, thread: Inst):
@@ -189,9 +275,11 @@ def _handed_to_thread(model: Model, thread: Inst):
     for found in model.resolver.keyword_at(thread.site, thread.ctx, "target", 1) or ():
         if isinstance(found.obj, Bound):
             yield found.obj.self_obj, "runs a method of"
+            for lock in sorted(_library_locks(model, found.obj.func)):
+                yield lock, "calls into"
         elif isinstance(found.obj, Func):  # ``Thread(target=_refresh_loop)`` holding a module lock
-            for lock in sorted(_global_locks(model, found.obj)):
-                yield lock, "takes"
+            for lock in sorted(_global_locks(model, found.obj) | _library_locks(model, found.obj)):
+                yield lock, "calls into" if lock[0] == LIBRARY else "takes"
     for found in model.resolver.keyword_at(thread.site, thread.ctx, "args", 3) or ():
         if isinstance(found.obj, Container):
             for item in model.resolver.container_values(found.obj):

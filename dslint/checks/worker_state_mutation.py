@@ -167,10 +167,21 @@ def _mutations(model: Model, obj: Inst, loader, workers, function, worker_funcs:
 
 
 def _plain_number(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> bool:
-    """Whether the main process sets ``self.attr`` to plain numbers only (``self.count = 0``):
+    """Whether the main process sets ``self.attr`` to plain numbers only (``self.count = 0``), or
+    to arrays of counts it makes (``np.zeros(n)``, whose ``+=`` changes the worker's copy in place):
     not a shared object (``mp.Value``, a project class) whose ``+=`` every worker sees."""
     values = _main_values(model, obj, attr, worker_funcs)
-    return bool(values) and all(isinstance(f.obj, Lit) and type(f.obj.value) in (int, float) for f in values)
+    return bool(values) and all(isinstance(f.obj, Lit) and type(f.obj.value) in (int, float) or _counts_array(f.obj)
+                                for f in values)
+
+
+# arrays of counts the main process makes (``np.zeros(n_columns, dtype=np.int64)``): ``+=`` changes the copy in place
+COUNT_ARRAYS = frozenset(f"{library}.{name}" for library in ("numpy", "torch")
+                         for name in ("zeros", "ones", "full", "zeros_like", "ones_like", "full_like"))
+
+
+def _counts_array(obj) -> bool:
+    return isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in COUNT_ARRAYS
 
 
 def _process_shared(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> bool:

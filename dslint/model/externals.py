@@ -386,6 +386,17 @@ def _dataclass_field(resolver, qualname, ref, ctx) -> Results:
     return join(resolver.invoke(found, ref, ctx) for found in factory)
 
 
+def _dataclass_replace(resolver, qualname, ref, ctx) -> Results:
+    """``dataclasses.replace(cfg, epochs=3)``: a new instance of ``cfg``'s class, built at this
+    call (its fields: the keywords given here, else ``cfg``'s; see ``Resolver.field``)."""
+    parts = []
+    for found in _first_arg(resolver, ref, ctx):
+        obj = found.obj
+        parts.append(one(Inst(obj.cls, ref, ctx), found.trail) if isinstance(obj, Inst) and isinstance(obj.cls, Cls)
+                     else UNKNOWN_RESULT)
+    return join(parts)
+
+
 # Command-line and config parsers that build an instance of the dataclass they are given
 # (where it is, its keyword): the instance holds the fields' defaults unless a flag or a
 # config file sets them, like an argparse default.
@@ -576,6 +587,7 @@ def _merged_config(resolver, qualname, ref, ctx) -> Results:
 
 CALLS = {
     "dataclasses.field": _dataclass_field,
+    "dataclasses.replace": _dataclass_replace,
     "omegaconf.OmegaConf.merge": _merged_config,
     "builtins.int": _int,
     "builtins.round": _int,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
-from ..analysis.values import Attr, Call, Const, DictDisplay, Item, Name, Starred, last_name, same_value
+from ..analysis.values import Attr, Call, Const, DictDisplay, Item, Name, Op, Starred, last_name, same_value
 from . import configfiles, mmconfig
 from .effects import bound_once
 from .externals import overridable, truthiness
@@ -432,6 +432,36 @@ def argument_source(resolver: "Resolver", inst, name: str, anywhere: bool = Fals
             found = _starred_source(resolver, site.args, ctx, index)
             if found is not None:
                 return found
+    return None
+
+
+POSITIVE_TESTS = {">": 0, ">=": 1, "!=": 0}  # ``workers > 0``, ``workers >= 1``, ``workers != 0``
+
+
+def persistent_with_workers(resolver: "Resolver", inst) -> Optional[ArgumentSource]:
+    """``persistent_workers=<w> > 0`` (or ``>= 1``, ``!= 0``, ``bool(<w>)``) written beside
+    ``num_workers=<w>``, the same expression in the same place: whatever ``<w>`` turns out to
+    be, the workers are persistent whenever there are workers."""
+    given = argument_source(resolver, inst, "persistent_workers")
+    count = argument_source(resolver, inst, "num_workers")
+    if given is None or count is None or given.site != count.site or given.ctx != count.ctx:
+        return None
+    tested = _tested_positive(resolver, given)
+    return given if tested is not None and same_value(tested, count.value) else None
+
+
+def _tested_positive(resolver: "Resolver", given: ArgumentSource):
+    """The value ``given`` tests to be positive (``x > 0``, ``x >= 1``, ``x != 0``, ``bool(x)``)."""
+    value = given.value
+    if type(value) is Op and value.op in POSITIVE_TESTS and len(value.args) == 2:
+        bound = value.args[1]
+        if type(bound) is Const and type(bound.value) is int and bound.value == POSITIVE_TESTS[value.op]:
+            return value.args[0]
+    if type(value) is Call:
+        site = resolver.project.call(SiteRef(given.site.module, value.index))
+        if len(site.args) == 1 and not site.keywords and any(
+                type(f.obj) is Ext and f.obj.qualname == "builtins.bool" for f in resolver.eval(site.func, given.ctx)):
+            return site.args[0]
     return None
 
 

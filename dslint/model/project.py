@@ -49,7 +49,13 @@ def package_main(path: str) -> bool:
 
 def module_identity(path: str) -> Tuple[str, str, bool]:
     """(import root, dotted name, is a package) of a source file."""
-    absolute = os.path.abspath(path)
+    return _identity_of(os.path.abspath(path))
+
+
+@functools.lru_cache(maxsize=None)
+def _identity_of(absolute: str) -> Tuple[str, str, bool]:
+    """``module_identity`` of an absolute path (asked several times per file and run; what it
+    reads of the file system, ``__init__.py`` files, is cached by ``_package_parts`` already)."""
     folder, filename = os.path.split(absolute)
     stem = filename.rsplit(".", 1)[0]
     root, parts = _package_parts(folder)

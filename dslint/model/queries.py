@@ -1081,16 +1081,36 @@ class Model:
         (``backward``, an optimizer's ``step``/``zero_grad``, in the loop or one call away) a
         model wrapped for distributed data parallel training (``DistributedDataParallel``,
         FSDP): one process per rank runs this loop."""
-        if iteration.loop is None:
+        region = self._training_region(iteration)
+        if region is None:
             return None
-        loop = self.project.summary(iteration.module).loops[iteration.loop]
         model_call, trains = None, False
-        for module, scope, first, last, ctx, _ in self._code_run_by(iteration.module, loop.scope, loop.span.row,
-                                                                    loop.end_row, 1):
+        for module, scope, first, last, ctx, _ in self._code_run_by(iteration.module, *region, 1):
             for ref, site in self._calls_between(module, scope, first, last):
                 trains = trains or _trains(site)
                 model_call = model_call or self._data_parallel_call(ref, site, ctx)
         return model_call if trains else None
+
+    def _training_region(self, iteration: Iteration) -> Optional[Tuple[str, int, int]]:
+        """(scope, first row, last row) of the code that trains on the iteration's batches: the
+        loop over the loader; for a batch drawn with ``next(iter(loader))``, the loop around the
+        draw, or the step function from the draw to its end when a loop calls that function
+        (``run_step()`` in ``train()``'s loop over iterations)."""
+        summary = self.project.summary(iteration.module)
+        if iteration.loop is not None:
+            loop = summary.loops[iteration.loop]
+            return loop.scope, loop.span.row, loop.end_row
+        site = summary.calls[iteration.call]
+        if site.loop >= 0:  # ``batch = next(iter(loader))`` on each pass of a step loop
+            loop = summary.loops[site.loop]
+            return loop.scope, loop.span.row, loop.end_row
+        function = self.project.function(iteration.module, site.scope) if site.scope else None
+        if function is None:
+            return None
+        if not any(self.project.call(caller).loop >= 0 for caller, _ in self.resolver.callers(Func(iteration.module,
+                                                                                                 site.scope))):
+            return None
+        return site.scope, site.span.row, function.end_row
 
     def _data_parallel_call(self, ref: SiteRef, site: CallSite, ctx: Ctx) -> Optional[Tuple[Step, Step]]:
         """(the call, the wrapping) when ``site`` calls a model wrapped for distributed data
@@ -2463,9 +2483,10 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
         views = [v for v in (_batch_view(model, part, ctx, function, loader, depth + 1) for part in _held_parts(value))
                  if v is not None]
         return next((v for v in views if v[1]), views[0]) if views else None
-    if isinstance(value, Name) and function is not None and value.id in function.bindings:
+    bindings, blocks = _scope_bindings(model, ctx, function)
+    if isinstance(value, Name) and value.id in bindings:
         trail = None
-        for binding in reaching(function.bindings[value.id], value.pos, function.blocks):
+        for binding in reaching(bindings[value.id], value.pos, blocks):
             if binding.kind == "loop":
                 found = _host_batch(model, binding.value, ctx, loader)
                 if found is None:
@@ -2480,6 +2501,16 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
                 return None
         return trail
     return None
+
+
+def _scope_bindings(model: Model, ctx: Ctx, function):
+    """(bindings, blocks) of the function, or of the module for a script's top-level loop."""
+    if function is not None:
+        return function.bindings, function.blocks
+    if ctx.scope:
+        return {}, ()
+    summary = model.project.summary(ctx.module)
+    return summary.bindings, summary.blocks
 
 
 def _int_key(model: Model, key, ctx: Ctx) -> bool:
@@ -2548,9 +2579,11 @@ TENSOR_FACTORIES = frozenset({"tensor", "as_tensor", "from_numpy", "rand", "rand
 def _tensor_batches(model: Model, loader) -> str:
     """"its dataset is a `TensorDataset`" when every batch part is a tensor: the default
     collate function makes the batches of a dataset that is a tensor, a ``TensorDataset``, or
-    one of the project's whose ``__getitem__`` returns only tensors and numbers."""
-    if model.argument(loader, "collate_fn") is not None:
-        return ""
+    one of the project's whose ``__getitem__`` returns only tensors and numbers; or the
+    loader's ``collate_fn`` is a project function that returns only torch-made tensors."""
+    collate = model.argument(loader, "collate_fn")
+    if collate is not None:
+        return _tensor_collate(model, collate)
     names = set()
     for found in model.value(loader, "dataset"):
         obj = found.obj
@@ -2570,6 +2603,25 @@ def _tensor_batches(model: Model, loader) -> str:
 NUMBERS = frozenset({"builtins.int", "builtins.float"})
 
 
+def _tensor_collate(model: Model, collate: Results) -> str:
+    """"`collate_graphs` returns tensors" when the collate function is one project function
+    whose every return is a tensor, or a tuple, list or dict display of tensors made by torch
+    (``{"x": torch.cat(xs), "y": torch.stack(ys)}``)."""
+    if len(collate) != 1 or not isinstance(collate[0].obj, Func):
+        return ""
+    func = collate[0].obj
+    function = model.function_summary(func)
+    if function is None or function.is_generator or not function.returns:
+        return ""
+    ctx = model.resolver.context(func.module, func.qualname)
+    for value in function.returns:
+        for part in _held_parts(value):
+            results = model.resolver.eval(part, ctx)
+            if not results or not all(_made_tensor(f.obj) for f in results):
+                return ""
+    return f"the loader's `collate_fn`, `{function.name}`, returns tensors made by torch"
+
+
 def _tensor_items(model: Model, dataset: Inst) -> bool:
     """Whether every item the project dataset's ``__getitem__`` returns is a tensor, a numpy
     array or a number (``torch.from_numpy(x), int(label)``, ``{"image": self.tf(img)}`` with a
@@ -2581,10 +2633,13 @@ def _tensor_items(model: Model, dataset: Inst) -> bool:
         return False
     ctx = model.resolver.method_ctx(dataset, method.module, function)
     calls = model.project.summary(method.module).calls
+    index = function.params[1].name if len(function.params) > 1 else None
     for value in function.returns:
         for part in _held_parts(value):
             if type(part) is Const and type(part.value) in (int, float):
                 continue
+            if type(part) is Name and part.id == index and len(function.bindings.get(index, ())) == 1:
+                continue  # the index the sampler gave (an int), returned as it came
             if type(part) is Call and any(isinstance(f.obj, Ext) and f.obj.qualname in NUMBERS
                                           for f in model.resolver.eval(calls[part.index].func, ctx)):
                 continue
@@ -2644,10 +2699,28 @@ def _tensor_transform(model: Model, transform, depth: int) -> bool:
     return True
 
 
+# tensor methods that return a tensor (a new one or a view), whatever their arguments
+TENSOR_RESULTS = frozenset({
+    "permute", "contiguous", "float", "double", "half", "long", "int", "bool", "byte", "view", "view_as", "reshape",
+    "unsqueeze", "squeeze", "transpose", "flatten", "clone", "detach", "cpu", "to", "div", "div_", "mul", "mul_",
+    "add", "add_", "sub", "sub_", "clamp", "clamp_", "abs", "sum", "mean", "flip", "roll", "repeat", "expand",
+})
+
+
 def _made_tensor(obj) -> bool:
-    """What a torch tensor factory returns (``torch.from_numpy(x)``, ``torch.zeros(3)``), or an
-    item of it (``self.labels[idx]``: indexing a tensor gives a tensor)."""
+    """What a torch tensor factory returns (``torch.from_numpy(x)``, ``torch.zeros(3)``), an
+    item of it (``self.labels[idx]``: indexing a tensor gives a tensor), or what tensor methods
+    make of either (``self.data[idx].float().div_(255).view(...)``)."""
     if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
         return False
-    name = obj.cls.qualname.rstrip("[]")
-    return name.startswith("torch.") and name.count(".") == 1 and name.rpartition(".")[2] in TENSOR_FACTORIES
+    parts = obj.cls.qualname.split(".")
+    if len(parts) < 2 or parts[0] != "torch" or _called(parts[1]) not in TENSOR_FACTORIES:
+        return False
+    return all(_called(part) in TENSOR_RESULTS for part in parts[2:])
+
+
+def _called(part: str) -> str:
+    """A part of a chained outside name without its calls and items (``contiguous[]()`` → contiguous)."""
+    while part.endswith(("()", "[]")):
+        part = part[:-2]
+    return part

@@ -1509,6 +1509,12 @@ class Resolver:
                     parts = [self.field(cls, Inst(cls, site, ctx), name) or UNKNOWN_RESULT for site, ctx in sites]
                     return join(parts + ([] if complete else [UNKNOWN_RESULT]))
             if inst.site is not None:
+                original = self._replaced(inst)
+                if original is not None:  # ``dataclasses.replace(cfg, epochs=3)``: the keyword, else ``cfg``'s field
+                    passed = self.keyword_at(inst.site, inst.ctx, name)
+                    return passed if passed is not None else join(
+                        [self.field(cls, f.obj, name) or UNKNOWN_RESULT if isinstance(f.obj, Inst) and f.obj.cls == cls
+                         else UNKNOWN_RESULT for f in original])
                 passed = self.keyword_at(inst.site, inst.ctx, name, position)
                 if passed is not None:
                     return passed
@@ -1517,6 +1523,16 @@ class Resolver:
                 return extend(self.eval(field.default, self.context(cls.module, cls.qualname)), step)
             return UNKNOWN_RESULT
         return None
+
+    def _replaced(self, inst: Inst) -> Optional[Results]:
+        """The object ``inst`` is a ``dataclasses.replace`` of (its first argument), or None."""
+        site = self.project.call(inst.site)
+        if last_name(site.func) != "replace" or not site.args:
+            return None
+        ctx = inst.ctx or self.context(inst.site.module, site.scope)
+        if not any(isinstance(f.obj, Ext) and f.obj.qualname == "dataclasses.replace" for f in self.eval(site.func, ctx)):
+            return None
+        return self.eval(site.args[0], ctx)
 
     def constructions(self, cls: Cls):
         """(call sites that build ``cls`` with their contexts, whether that is all of them)."""
