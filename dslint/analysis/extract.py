@@ -198,6 +198,7 @@ class Extractor:
         summary.bindings = self.module_scope.frozen_bindings()
         summary.imports = tuple(self.imports)
         summary.blocks = tuple(self.module_scope.blocks)
+        summary.capped = tuple(self.module_scope.capped)
         return summary
 
     def statement(self, stmt: ast.stmt) -> None:
@@ -570,7 +571,7 @@ class Extractor:
                 last = self.scope.blocks[self.block][2] if self.block >= 0 else 1 << 30
                 self.scope.main_only.append(_new(Span, (node.end_lineno + 1, 1, last, 1 << 30)))
         tested, unset = _none_test(node.test), _unset_target(node.test)
-        if self.scope.kind != "module" and self.loop >= 0:
+        if self.loop >= 0:
             self._count_cap(node)
         positive = _positive_target(node.test)
         if positive is not None and self.scope.kind != "module":

@@ -171,6 +171,7 @@ class ModuleSummary:
     stores: List[AttrStore] = field(default_factory=list)
     has_main_guard: bool = False
     blocks: Tuple[Tuple[int, int, int], ...] = ()  # conditional blocks of module-level code
+    capped: Tuple[Tuple[int, int, int, Value, int], ...] = ()  # counted caps of module-level loops (as a function's)
 
     def scope(self, qualname: str):
         """The function or class summary of ``qualname`` ("" is the module itself)."""

@@ -2412,7 +2412,9 @@ def _counted(model: Model, ctx: Ctx, function, loop_index: int, site: CallSite) 
     """The keeping call runs a small counted number of times: under ``if len(kept) < 4:`` or
     ``if i == 0:``, or in a loop that ``if i >= 8: break`` ends, where ``i`` counts the passes
     of the loop over the loader (``if epoch == 0:`` on an outer loop keeps every batch of an epoch)."""
-    for first, last, loop, bound, counter in function.capped if function is not None else ():
+    capped = function.capped if function is not None else model.project.summary(ctx.module).capped if not ctx.scope \
+        else ()
+    for first, last, loop, bound, counter in capped:
         if counter not in (-1, loop_index):
             continue
         if loop == loop_index or (loop == -1 and first <= site.span.row <= last):
@@ -2425,10 +2427,11 @@ def _counted(model: Model, ctx: Ctx, function, loop_index: int, site: CallSite) 
 
 def _bounded_holder(model: Model, module: str, function, holder) -> bool:
     """The container drops old items itself: ``deque(maxlen=n)``."""
-    if not isinstance(holder, Name) or function is None:
+    if not isinstance(holder, Name):
         return False
     summary = model.project.summary(module)
-    for binding in function.bindings.get(holder.id, ()):
+    bindings = function.bindings if function is not None else summary.bindings  # a script's top-level loop
+    for binding in bindings.get(holder.id, ()):
         value = binding.value
         if type(value) is Part and type(value.base) is Seq and 0 <= value.index < len(value.base.items):
             value = value.base.items[value.index]  # ``kept, recent = [], deque(maxlen=4)``
