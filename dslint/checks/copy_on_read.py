@@ -74,11 +74,15 @@ def _filled_elsewhere(model: Model, cls: Cls, attr: str, scope: str, value) -> O
         if site.scope == scope or type(func) is not Attr or func.name not in ("append", "extend", "insert"):
             continue
         method = summary.functions.get(site.scope)
-        base = func.base
-        if method is not None and method.scope == cls.qualname and method.params and type(base) is Attr \
-                and base.name == attr and type(base.base) is Name and base.base.id == method.params[0].name:
+        if method is not None and method.scope == cls.qualname and _self_attribute(method, func.base, attr):
             return site.span
     return None
+
+
+def _self_attribute(method, value, attr: str) -> bool:
+    """Whether ``value`` is ``self.<attr>`` of ``method`` (its first parameter's attribute)."""
+    return bool(method.params) and type(value) is Attr and value.name == attr and type(value.base) is Name \
+        and value.base.id == method.params[0].name
 
 
 def _grouped_records(model: Model, obj: Inst, cls: Cls, attr: str) -> Optional[str]:
@@ -92,12 +96,8 @@ def _grouped_records(model: Model, obj: Inst, cls: Cls, attr: str) -> Optional[s
         if type(func) is not Attr or func.name not in ("append", "extend") or not site.args or site.loop < 0:
             continue
         method = summary.functions.get(site.scope)
-        base = func.base
-        if method is None or method.scope != cls.qualname or not method.params or type(base) is not Item:
-            continue
-        held = base.base
-        if not (type(held) is Attr and held.name == attr and type(held.base) is Name
-                and held.base.id == method.params[0].name):
+        if method is None or method.scope != cls.qualname or type(func.base) is not Item \
+                or not _self_attribute(method, func.base.base, attr):
             continue
         ctx = model.resolver.method_ctx(obj, cls.module, method)
         found = model.resolver.eval(site.args[0], ctx)

@@ -96,7 +96,8 @@ def _sharing_threads(model: Model) -> Iterator[Finding]:
             continue
         for obj, how in _handed_to_thread(model, kind[1]):
             anchor, started = ref, ()
-            if type(obj) is tuple and obj[0] == LIBRARY:
+            library = type(obj) is tuple and obj[0] == LIBRARY
+            if library:
                 caller = _method_caller(model, ref)
                 if caller is not None:  # ``H5CacheWarmer(path).start()``: where the training code starts it
                     anchor, started = caller, (Step(ref.module, site.span, "the thread starts here"),)
@@ -118,7 +119,7 @@ def _sharing_threads(model: Model) -> Iterator[Finding]:
             name = obj.cls.qualname.rpartition(".")[2] if isinstance(obj, Inst) else obj[1] if isinstance(obj, tuple) \
                 else "object"
             runs = f"the code the DataLoader at {where(model, built, anchor.module)} runs in its forked workers"
-            if type(obj) is tuple and obj[0] == LIBRARY:
+            if library:
                 what = f"`{name}`, whose calls all take one process-wide lock, as {runs} does"
             elif type(obj) is tuple:
                 what = f"the module lock `{name}` that {runs} also takes"
@@ -127,7 +128,7 @@ def _sharing_threads(model: Model) -> Iterator[Finding]:
             yield finding(
                 model, CODE, anchor.module, model.project.call(anchor).span,
                 f"This thread {how} {what} ({workers.describe()} workers), and nothing joins it before they are forked: "
-                f"{_CONSEQUENCE[type(obj) is tuple and obj[0] == LIBRARY].format(name=name)} "
+                f"{_CONSEQUENCE[library].format(name=name)} "
                 f"(Python 3.12+ warns {WARNING}); {THREAD_HINT}",
                 started + (Step(kind[1].site.module, model.project.call(kind[1].site).span, "the thread"), built)
                 + tuple(trail),
@@ -147,13 +148,20 @@ def _in_same_program(model: Model, lock, module: str, shared):
     return None
 
 
-def _method_caller(model: Model, ref: SiteRef):
-    """The first call of the method (not ``__init__``) of a project class holding ``ref``."""
+def _method_callers(model: Model, ref: SiteRef):
+    """(its class, its calls with their receivers) of the method (not ``__init__``) of a project
+    class holding ``ref``; (None, ()) elsewhere. A thread the constructor starts is
+    ``effects.live_threads``' to report."""
     scope = model.project.call(ref).scope
     function = model.project.function(ref.module, scope) if scope else None
     if function is None or function.scope_kind != "class" or function.name == "__init__":
-        return None
-    return next((caller for caller, _ in model.resolver.callers(Func(ref.module, scope))), None)
+        return None, ()
+    return Cls(ref.module, function.scope), model.resolver.callers(Func(ref.module, scope))
+
+
+def _method_caller(model: Model, ref: SiteRef):
+    """The first call of the method (not ``__init__``) of a project class holding ``ref``."""
+    return next((caller for caller, _ in _method_callers(model, ref)[1]), None)
 
 
 def _started_by_caller(model: Model, ref: SiteRef, obj, shared):
@@ -161,14 +169,12 @@ def _started_by_caller(model: Model, ref: SiteRef, obj, shared):
     class working on ``self`` (``cache.start_warming(paths)``, whose ``self._thread.start()``
     runs ``self._warm``) and a caller calls it on an object the workers get: that call starts
     the thread, on that object."""
-    scope = model.project.call(ref).scope
-    if not (isinstance(obj, Inst) and isinstance(obj.cls, Cls) and obj.site is None and scope):
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Cls) and obj.site is None):
         return None
-    function = model.project.function(ref.module, scope)
-    if function is None or function.scope != obj.cls.qualname or ref.module != obj.cls.module \
-            or function.name == "__init__":  # a thread the constructor starts: ``effects.live_threads``
+    cls, calls = _method_callers(model, ref)
+    if cls != obj.cls:
         return None
-    for caller, receiver in model.resolver.callers(Func(ref.module, scope)):
+    for caller, receiver in calls:
         if isinstance(receiver, Inst) and receiver.cls == obj.cls:
             held = shared.get(_key(receiver))
             if held is not None:
