@@ -13,12 +13,12 @@ most of the work is analysed with workers of its own for its files instead.
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from . import parallel
 from .config import cap_jobs
 from .diagnostics import Finding
+from .paths import absolute
 
 BALANCED = 0.8  # a boundary holding more of the work than this is analysed with its own workers
 
@@ -54,7 +54,7 @@ def boundary_groups(paths: Sequence[str], roots: Dict[str, str]) -> List[List[in
     groups: Dict[str, List[int]] = {}
     for index, path in enumerate(paths):
         root = module_identity(path)[0]
-        groups.setdefault(boundary_of(root, os.path.abspath(roots[path])), []).append(index)
+        groups.setdefault(boundary_of(root, absolute(roots[path])), []).append(index)
     return list(groups.values())
 
 

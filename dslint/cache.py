@@ -30,6 +30,7 @@ from typing import Any, Dict, Optional
 
 from . import __version__, writing
 from .digests import blake2b, compare_digest
+from .paths import absolute
 from .plaindata import Codec, Invalid
 
 CACHE_DIR = ".dslint_cache"
@@ -207,10 +208,10 @@ class Cache:
         return head
 
     def relative(self, path: str) -> str:
-        absolute = os.path.abspath(path)
-        if absolute.startswith(self.base + os.sep):
-            return absolute[len(self.base) + 1:].replace(os.sep, "/")  # relpath of a normalised path
-        return absolute
+        full = absolute(path)
+        if full.startswith(self.base + os.sep):
+            return full[len(self.base) + 1:].replace(os.sep, "/")  # relpath of a normalised path
+        return full
 
     def unchanged(self, path: str) -> Optional[str]:
         """The content hash of ``path`` when its stat matches its row (no read), else None."""

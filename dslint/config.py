@@ -27,6 +27,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from . import catalogue
+from .paths import absolute
 
 CONFIG_FILES = (".dslint.toml", "dslint.toml", "pyproject.toml")  # in order of precedence
 
@@ -83,7 +84,7 @@ class Settings:
         return sorted(chosen)
 
     def ignored_for(self, path: str) -> List[str]:
-        relative = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+        relative = os.path.relpath(absolute(path), self.root).replace(os.sep, "/")
         codes: List[str] = []
         for pattern, ignored in self.per_file_ignores.items():
             if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern):
@@ -93,10 +94,10 @@ class Settings:
     # per-file settings ------------------------------------------------------------------------
     def for_file(self, path: str) -> "Settings":
         """The settings ``path`` is linted with: those of its nearest configuration file."""
-        return self.hierarchy.for_folder(os.path.dirname(os.path.abspath(path))) if self.hierarchy else self
+        return self.hierarchy.for_folder(os.path.dirname(absolute(path))) if self.hierarchy else self
 
     def for_folder(self, folder: str) -> "Settings":
-        return self.hierarchy.for_folder(os.path.abspath(folder)) if self.hierarchy else self
+        return self.hierarchy.for_folder(absolute(folder)) if self.hierarchy else self
 
     def codes_for(self, paths: Iterable[str]) -> List[str]:
         """Every rule enabled for at least one of ``paths``."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from . import sourcefile
+from .paths import absolute, known
 
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".env", "env", "__pycache__",
@@ -180,7 +181,7 @@ class Discovery:
         return settings.root, tuple(settings.excludes)
 
     def excluded(self, path: str) -> bool:
-        root, patterns = self._rules_at(os.path.dirname(os.path.abspath(path)))
+        root, patterns = self._rules_at(os.path.dirname(absolute(path)))
         return _matches_any(path, root, patterns)
 
     def excluded_with_parents(self, path: str) -> bool:
@@ -284,27 +285,27 @@ class Discovery:
         except OSError as exc:
             self.problems.append((folder, f"cannot list folder: {exc.strerror or exc}"))
             return
-        absolute_folder = os.path.abspath(folder)
+        absolute_folder = absolute(folder)
         root, patterns = self._rules_at(absolute_folder)
         for entry in entries:
             path = os.path.normpath(entry.path)
-            absolute = os.path.join(absolute_folder, entry.name)  # abspath(path): a listed name is one plain part
+            full = os.path.join(absolute_folder, entry.name)  # abspath(path): a listed name is one plain part
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
             is_link = entry.is_symlink()
             if is_dir:
-                if _matches_any(absolute, root, DEFAULT_EXCLUDES) or _matches_any(absolute, root, patterns):
+                if _matches_any(full, root, DEFAULT_EXCLUDES) or _matches_any(full, root, patterns):
                     continue
-                if self._ignored(absolute, True, ignores):
+                if self._ignored(full, True, ignores):
                     continue
                 if is_link and not self.inside(path):
                     self._refuse_link(path)
                     continue
                 yield from self._walk_dir(path, ignores, visited, linked or is_link)
             elif entry.name.endswith(SUFFIXES):
-                if _matches_any(absolute, root, patterns) or self._ignored(absolute, False, ignores):
+                if _matches_any(full, root, patterns) or self._ignored(full, False, ignores):
                     continue
                 if is_link and not os.path.exists(path):
                     self.problems.append((path, "broken symbolic link (dangling, or a loop)"))
@@ -319,6 +320,7 @@ class Discovery:
                 if not regular:
                     self.problems.append((path, "not a regular file (a FIFO, socket or device)"))
                     continue
+                known(path, full)
                 yield path, linked or is_link
 
 
@@ -328,12 +330,12 @@ def _once_each(found: Sequence[Tuple[str, bool]]) -> List[str]:
     any_link = any(linked for _, linked in found)  # else the paths are their own real paths
     for index, (path, linked) in enumerate(found):
         if sourcefile.is_virtual(path) or not any_link:
-            key = os.path.abspath(path)
+            key = absolute(path)
         else:
             try:
                 key = os.path.realpath(path)
             except (OSError, ValueError):
-                key = os.path.abspath(path)
+                key = absolute(path)
         previous = chosen.get(key)
         if previous is None or (previous[2] and not linked):
             chosen[key] = (previous[0] if previous else index, path, linked)
@@ -342,8 +344,7 @@ def _once_each(found: Sequence[Tuple[str, bool]]) -> List[str]:
 
 def module_name(path: str) -> Tuple[str, bool]:
     """Dotted import name of a file from the packages around it, and whether it is one."""
-    absolute = os.path.abspath(path)
-    folder, filename = os.path.split(absolute)
+    folder, filename = os.path.split(absolute(path))
     stem = filename.rsplit(".", 1)[0]
     is_package = stem == "__init__"
     package = _package_of(folder)

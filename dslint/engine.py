@@ -25,6 +25,7 @@ from .cache import Cache, content_hash
 from .config import Settings, cap_jobs, selects
 from .diagnostics import Finding, Location
 from .discovery import Discovery
+from .paths import absolute, one_run as paths_memo
 from .plaindata import Codec, records_of
 from .sourcefile import SourceText, Unreadable, read
 
@@ -279,7 +280,12 @@ def remember(cache: Optional[Cache], result: FileResult) -> None:
 def from_cache(cache: Optional[Cache], path: str) -> Optional[FileResult]:
     """The cached small result of ``path`` when its stat is unchanged."""
     hit = cache.lookup(path) if cache is not None and path not in _OVERLAY else None
-    return dataclasses.replace(hit.head, path=path) if hit is not None else None
+    if hit is None:
+        return None
+    result = object.__new__(FileResult)  # ``dataclasses.replace`` without its per-field checks: once per file of a warm run
+    result.__dict__.update(hit.head.__dict__)
+    result.path = path
+    return result
 
 
 @functools.lru_cache(maxsize=None)
@@ -294,19 +300,19 @@ def cache_codec() -> Codec:
 # the project --------------------------------------------------------------------------------
 def given_roots(paths: Sequence[str], files: Sequence[str]) -> Dict[str, str]:
     """file → the command-line folder it was found under (a named file: its folder)."""
-    targets = sorted((os.path.abspath(p) for p in paths), key=len, reverse=True)
+    targets = sorted((absolute(p) for p in paths), key=len, reverse=True)
     out = {}
     for path in files:
-        absolute = os.path.abspath(path)
+        full = absolute(path)
         for target in targets:
-            if absolute == target:
+            if full == target:
                 out[path] = os.path.dirname(target)
                 break
-            if absolute.startswith(target.rstrip(os.sep) + os.sep):
+            if full.startswith(target.rstrip(os.sep) + os.sep):
                 out[path] = target
                 break
         else:
-            out[path] = os.path.dirname(absolute)
+            out[path] = os.path.dirname(full)
     return out
 
 
@@ -507,7 +513,8 @@ def run(paths: Sequence[str], settings: Settings, progress=None, cells: bool = T
     gc.disable()
     _STARTED[0] = parallel.cpu_times()  # how busy the machine is while this run starts decides its workers
     try:
-        return _run(paths, settings, progress, cells)
+        with paths_memo():  # the working directory is asked once per path, not once per question
+            return _run(paths, settings, progress, cells)
     finally:
         if collecting:
             gc.enable()

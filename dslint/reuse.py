@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, NamedTuple, Optional, Se
 
 from .diagnostics import Finding
 from .digests import blake2b
+from .paths import absolute
 from .model.yamlconfig import fingerprint, is_yaml
 from .plaindata import Invalid
 
@@ -77,7 +78,7 @@ def identities(results: Sequence["FileResult"], roots: Dict[str, str]) -> str:
     parts = []
     for result in _in_order(results):
         root, name, is_package = module_identity(result.path)
-        parts.append(f"{result.path}\0{root}\0{name}\0{is_package}\0{boundary_of(root, os.path.abspath(roots[result.path]))}")
+        parts.append(f"{result.path}\0{root}\0{name}\0{is_package}\0{boundary_of(root, absolute(roots[result.path]))}")
     return _digest(parts)
 
 

@@ -22,6 +22,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..analysis.summary import CallSite, ClassSummary, FunctionSummary, Loop, ModuleSummary
 from ..analysis.values import Attr, Call, Imported, last_name
+from ..paths import absolute
 from .objects import SiteRef
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -49,7 +50,7 @@ def package_main(path: str) -> bool:
 
 def module_identity(path: str) -> Tuple[str, str, bool]:
     """(import root, dotted name, is a package) of a source file."""
-    return _identity_of(os.path.abspath(path))
+    return _identity_of(absolute(path))
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,17 +130,17 @@ class Project:
         """``files``: (path, summary or None when it was skipped, the command-line root it came from)."""
         project = cls(sources=sources)
         files = list(files)
-        present = {os.path.abspath(path) for path, _, _ in files}
+        present = {absolute(path) for path, _, _ in files}
         for path, summary, given in files:
-            if path.endswith(".pyi") and os.path.abspath(path)[:-1] in present:
+            if path.endswith(".pyi") and absolute(path)[:-1] in present:
                 continue  # Python imports the module, not its stub
             project.add(path, summary, given)
         return project
 
     def add(self, path: str, summary: Optional[ModuleSummary], given: str) -> ModuleInfo:
         root, name, is_package = module_identity(path)
-        boundary = boundary_of(root, os.path.abspath(given))
-        key = os.path.abspath(path)
+        boundary = boundary_of(root, absolute(given))
+        key = absolute(path)
         info = ModuleInfo(key, name, root, boundary, is_package, path, summary is not None, summary,
                           summary is not None)
         self.modules[key] = info
