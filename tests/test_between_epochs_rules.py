@@ -157,3 +157,57 @@ TRAIN = ("def train(model, loader, opt):\n    for x, y in loader:\n        model
 def test_ddp_sampler_precision(lint_snippet, body, rows):
     found = [row for code, row in lint_snippet(DDP_HEADER + TRAIN + body, select=("DSL406",))]
     assert found == rows
+
+
+FLOWER_CLIENT = '''
+import flwr as fl
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Windows(Dataset):
+    def __init__(self):
+        self.size = 64
+
+    def grow(self, number):
+        self.size = 64 * number
+
+    def __len__(self):
+        return 1024
+
+    def __getitem__(self, index):
+        return torch.zeros(self.size), index % 2
+
+
+class Client(fl.client.NumPyClient):
+    def __init__(self):
+        self.data = Windows()
+        self.loader = DataLoader(self.data, batch_size=8, num_workers=2, persistent_workers=True)
+
+    def fit(self, parameters, config):
+        self.data.grow(int(config["server_round"]))
+        seen = 0
+        for features, labels in self.loader:
+            seen += len(labels)
+        return parameters, seen, {}
+
+    def evaluate(self, parameters, config):
+        first = next(iter(self.loader))
+        return 0.0, len(first[1]), {}
+
+
+if __name__ == "__main__":
+    fl.client.start_client(server_address="127.0.0.1:8080", client=Client().to_client())
+'''
+
+
+def test_methods_a_framework_repeats_name_who_calls_them(tmp_path):
+    """A Flower client's ``fit`` runs once per round with the loader its ``__init__`` built: the
+    change to the dataset there (DSL404) and the fresh iterator its ``evaluate`` takes (DSL304)
+    say so."""
+    (tmp_path / "client.py").write_text(FLOWER_CLIENT, encoding="utf-8")
+    found = {item["code"]: item for item in lint_json("client.py", cwd=tmp_path)}
+    assert sorted(found) == ["DSL304", "DSL404"]
+    assert "between two calls of `fit` (Flower calls it once per round)" in found["DSL404"]["message"]
+    assert found["DSL404"]["location"]["row"] == 27  # `self.data.grow(...)` in `fit`
+    assert "in `Client.evaluate` (Flower calls it once per round)" in found["DSL304"]["message"]

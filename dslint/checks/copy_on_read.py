@@ -165,7 +165,7 @@ def _table_of(obj) -> Optional[str]:
 
 def _parsed(obj) -> bool:
     """What a parser returns: a loaded annotation table, or one record (``json.loads(line)``)."""
-    return _table_of(obj) is not None and not obj.cls.qualname.endswith("[]")
+    return _table_of(obj) is not None and not obj.cls.qualname.endswith(("[]", "[:]"))
 
 
 def _parsed_record(obj) -> bool:

@@ -80,6 +80,9 @@ def check(model: Model) -> Iterator[Finding]:
         if repeat.loop is not None:
             loop_step = Step(repeat.module, repeat.loop.span, "the loop that repeats it")
             how = f"in the loop at {where(model, loop_step, fresh.module)}"
+        elif repeat.runner:
+            loop_step = None
+            how = f"in `{repeat.hook}` ({repeat.runner.partition(': ')[2].replace('calls', 'calls it')}),"
         elif repeat.hook:
             loop_step = None
             how = f"in `{repeat.hook}`, which Lightning calls for every batch,"

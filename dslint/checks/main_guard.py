@@ -15,14 +15,32 @@ from typing import Iterator, Set, Tuple
 from ..diagnostics import Finding
 from ..model import loaders
 from ..analysis.values import Attr, Call
-from ..model.objects import Bound, Ctx, Ext, Found, Func, Step
+from ..model.objects import Bound, Ctx, Ext, Found, Func, SiteRef, Step
 from ..model.project import package_main, sites_in_scope
 from ..model.queries import Model
 from .base import finding
 
 CODE = "DSL101"
-# Command-line runners that call the function they are given (``fire.Fire(main)``).
-CLI_RUNNERS = frozenset({"fire.Fire", "typer.run", "jsonargparse.CLI", "jsonargparse.auto_cli", "tyro.cli"})
+# Calls that run a function they are given, in this process, before they return: command-line
+# runners (``fire.Fire(main)``) and search drivers (``study.optimize(objective)`` of Optuna,
+# hyperopt's ``fmin(fn=...)``, ``wandb.agent(sweep_id, function=train)``): where the function is
+# given (position, keyword). Ray Tune is not one: its trials run in Ray's own worker processes,
+# whose main module is Ray's, not this script.
+FUNCTION_RUNNERS = {
+    "fire.Fire": (0, "component"), "typer.run": (0, "function"), "jsonargparse.CLI": (0, "components"),
+    "jsonargparse.auto_cli": (0, "components"), "tyro.cli": (0, "f"),
+    "hyperopt.fmin": (0, "fn"), "hyperopt.fmin.fmin": (0, "fn"), "wandb.agent": (1, "function"),
+}
+OPTUNA_STUDIES = ("optuna.create_study()", "optuna.load_study()", "optuna.study.create_study()",
+                  "optuna.study.load_study()", "optuna.Study(", "optuna.study.Study(")
+
+
+def function_runner(qualname: str):
+    """(position, keyword) of the function a call of ``qualname`` runs, or None."""
+    found = FUNCTION_RUNNERS.get(qualname)
+    if found is None and qualname.endswith(".optimize") and qualname.startswith(OPTUNA_STUDIES):
+        return 0, "func"
+    return found
 FIX_HINT = 'move it into a function called under `if __name__ == "__main__":`'
 WHY = "spawn/forkserver workers re-import this module and fail while bootstrapping"
 
@@ -90,7 +108,7 @@ def _call_reason(model: Model, module: str, index: int):
         return direct, ()
     site = model.project.summary(module).calls[index]
     ctx = model.resolver.context(module)
-    for found in _entry_functions(model, site, ctx):
+    for found in _entry_functions(model, site, ctx, index):
         obj = found.obj
         func = obj if isinstance(obj, Func) else obj.func if isinstance(obj, Bound) else None
         summary = model.function_summary(func) if func is not None else None
@@ -108,12 +126,15 @@ def _call_reason(model: Model, module: str, index: int):
 COMMAND_DECORATORS = frozenset({"command", "callback"})
 
 
-def _entry_functions(model: Model, site, ctx: Ctx):
+def _entry_functions(model: Model, site, ctx: Ctx, index: int):
     """What a module-level call runs: its callee, the function a CLI runner is given, or the
     commands registered on the app it calls (``app()`` after ``@app.command() def train``)."""
     callees = model.resolver.eval(site.func, ctx)
-    if site.args and any(isinstance(f.obj, Ext) and f.obj.qualname in CLI_RUNNERS for f in callees):
-        return model.resolver.eval(site.args[0], ctx)
+    for found in callees:
+        runner = function_runner(found.obj.qualname) if isinstance(found.obj, Ext) else None
+        if runner is not None:
+            position, keyword = runner
+            return model.resolver.keyword_at(SiteRef(ctx.module, index), ctx, keyword, position) or ()
     return callees + _commands(model, ctx.module, {f.obj for f in callees})
 
 

@@ -251,8 +251,8 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         sampler, route = shuffling
         epoch = model.epoch_loop(iteration)
-        if epoch is None:
-            continue
+        if epoch is None or epoch.runner:
+            continue  # not a framework's repeated method: its sampler may be the framework's business
         # built by a factory in another module: the sampler is the place every loop shares, and
         # the loop that forgets it is shown beside it (not a framework's hook, where the
         # framework sets the epoch and only this loop forgets)

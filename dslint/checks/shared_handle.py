@@ -78,9 +78,23 @@ def _handle_name(obj, constructors):
         if name in constructors:
             return name
         for constructor, suffixes in DERIVED.items():
-            if constructor in constructors and any(name == constructor + suffix for suffix in suffixes):
+            if constructor in constructors and _derived(name, constructor, suffixes):
                 return constructor
     return None
+
+
+def _derived(name: str, constructor: str, suffixes) -> bool:
+    """Whether ``name`` is ``constructor`` followed by one or more of ``suffixes``: a group of
+    a group of an HDF5 file (``f["examples"][client]``) still reads through the file."""
+    if not name.startswith(constructor) or name == constructor:
+        return False
+    rest = name[len(constructor):]
+    while rest:
+        suffix = next((s for s in suffixes if rest.startswith(s)), None)
+        if suffix is None:
+            return False
+        rest = rest[len(suffix):]
+    return True
 
 
 def check(model: Model) -> Iterator[Finding]:

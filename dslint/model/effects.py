@@ -157,7 +157,7 @@ def _opencv_call(qualname: str) -> bool:
     """An OpenCV function (``cv2.resize``) or a method of an OpenCV object
     (``cv2.CascadeClassifier().detectMultiScale``); not a method of what an OpenCV function
     returned (``cv2.resize(...).transpose(...)`` is numpy's)."""
-    if not qualname.startswith("cv2.") or "[]" in qualname:
+    if not qualname.startswith("cv2.") or "[]" in qualname or "[:]" in qualname:
         return False
     if "()" not in qualname:
         return True

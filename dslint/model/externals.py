@@ -79,6 +79,8 @@ def computes_value(qualname: str) -> bool:
 
 IDENTITY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.sorted",
                             "builtins.reversed", "typing.cast",
+                            # a Ray Tune trainable with resources or fixed arguments attached: the same trainable
+                            "ray.tune.with_resources", "ray.tune.with_parameters",
                             # a config as plain containers: the same keys and values
                             "omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.to_object"})
 ARITHMETIC = {

@@ -35,6 +35,7 @@ from .objects import (
     SiteRef,
     Step,
     Top,
+    extend,
     join,
 )
 from ..analysis.values import Attr, Call, Starred
@@ -298,6 +299,16 @@ LAUNCHED_ARGUMENTS = {
     "multiprocessing.Process": (3, "args", 0), "multiprocessing.process.Process": (3, "args", 0),
     "multiprocessing.context.Process": (3, "args", 0), "torch.multiprocessing.Process": (3, "args", 0),
 }
+# Hyperparameter-search drivers that call a trainable with each trial's config: where the
+# trainable is given (position, keyword), and the keyword of the config. A function trainable
+# takes the config first; a class trainable's ``setup(self, config)`` does. The entries a
+# search samples (``tune.choice([...])``) stay unknown.
+TRIAL_RUNNERS = {
+    "ray.tune.Tuner": (0, "trainable", "param_space"), "ray.tune.tuner.Tuner": (0, "trainable", "param_space"),
+    "ray.tune.run": (0, "run_or_experiment", "config"), "ray.tune.tune.run": (0, "run_or_experiment", "config"),
+}
+TRIAL_RUNNER_NAMES = frozenset({"Tuner", "run"})
+EXPERIMENT_RUNS = frozenset({"wandb.init", "wandb.sdk.wandb_init.init"})  # ``run.config``: the config given
 POOL_CLASSES = ("multiprocessing.Pool", "multiprocessing.pool.Pool", "torch.multiprocessing.Pool",
                 "concurrent.futures.ProcessPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor")
 POOL_TASKS = frozenset({"map", "imap", "imap_unordered", "starmap", "apply", "apply_async", "map_async",
@@ -378,7 +389,7 @@ def parsed_table(obj) -> Optional[str]:
     while isinstance(obj, Iterated):
         obj = obj.base
     if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
-        name = obj.cls.qualname.rstrip("[]")
+        name = obj.cls.qualname.rstrip("[:]")
         return name if name in LOADED_TABLES else None
     return None
 
@@ -490,6 +501,13 @@ class Libraries:
         if name == "dataset" and inst.cls.qualname in SUBSETS and inst.site is not None:
             # ``part.dataset`` of ``Subset(full, idx)`` / a ``random_split(full, ...)`` part: ``full``
             return resolver.keyword_at(inst.site, inst.ctx, "dataset", 0) or UNKNOWN_RESULT
+        if name == "config" and inst.cls.qualname in EXPERIMENT_RUNS and inst.site is not None:
+            # ``wandb.init(config=defaults).config``: the defaults, which a sweep replaces on some runs
+            given = resolver.keyword_at(inst.site, inst.ctx, "config")
+            if given is None:
+                return UNKNOWN_RESULT
+            site = resolver.project.call(inst.site)
+            return extend(given, Step(inst.site.module, site.span, "replaced on some runs (a W&B sweep sets its parameters)"))
         if name == "sampler" and inst.cls.qualname in BATCH_SAMPLERS and inst.site is not None:
             # ``loader.batch_sampler.sampler`` of ``BatchSampler(sampler, ...)``: the sampler it wraps
             return resolver.keyword_at(inst.site, inst.ctx, "sampler", 0) or UNKNOWN_RESULT

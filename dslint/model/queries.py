@@ -178,7 +178,9 @@ class Iteration(NamedTuple):
 class Epochs(NamedTuple):
     """What repeats an iteration once per epoch: a loop (``index`` into the module's loops)
     or a function taking the epoch as parameter ``parameter`` (``index`` -1, ``loop`` None);
-    or a framework hook called for every batch (``hook``: Lightning's ``training_step``)."""
+    or a framework hook called for every batch (``hook``: Lightning's ``training_step``); or
+    a method a framework calls again and again (``hook`` its qualified name, ``runner`` who
+    calls it and how often: Flower's client ``fit``, once per round)."""
 
     module: str
     index: int
@@ -186,6 +188,16 @@ class Epochs(NamedTuple):
     parameter: Optional[str]
     trail: Trail
     hook: str = ""
+    runner: str = ""
+
+
+# Methods a framework calls again and again on the project's subclass, which keeps its loaders
+# between the calls: (bases, method names, who calls them and how often).
+REPEATED_METHODS = (
+    (("flwr.client.NumPyClient", "flwr.client.Client", "flwr.client.numpy_client.NumPyClient",
+      "flwr.client.client.Client"), ("fit", "evaluate"), "Flower calls once per round"),
+    (("ray.tune.Trainable", "ray.tune.trainable.Trainable"), ("step",), "Ray Tune calls once per training iteration"),
+)
 
 
 class Move(NamedTuple):
@@ -662,6 +674,13 @@ class Model:
                         module, -1, None, epoch.name, trail + (Step(module, epoch.span, "called once per epoch"),))
                     if not same_loader:
                         return by_parameter
+                runner = self._framework_repeats(module, function)
+                if runner is not None:  # a new loader each call, when the method builds it
+                    built_here = base is not None and base.site is not None and \
+                        (base.site.module, self.project.call(base.site).scope) == (module, scope)
+                    return None if built_here else by_parameter or Epochs(
+                        module, -1, None, None, trail + (Step(module, function.span, f"{runner}"),),
+                        function.qualname, runner)
                 runs = [(site, f"calls `{scope.rpartition('.')[2]}()`") for site, _ in self.resolver.callers(Func(module, scope))]
                 runs += [(site, f"reads `{function.name}`") for site in self._property_reads(module, function)]
                 for site, note in runs:
@@ -676,6 +695,16 @@ class Model:
                     next_frontier.append((site.module, call.scope, trail + (step,)))
             frontier = next_frontier
         return by_parameter
+
+    def _framework_repeats(self, module: str, function: FunctionSummary) -> Optional[str]:
+        """Who calls ``function`` again and again (``REPEATED_METHODS``), or None."""
+        if function.scope_kind != "class":
+            return None
+        for bases, names, runner in REPEATED_METHODS:
+            if function.name in names and any(isinstance(item, Ext) and matches(item.qualname, bases)
+                                              for item in self.resolver.mro(Cls(module, function.scope))):
+                return f"`{function.name}`: {runner}"
+        return None
 
     def _property_reads(self, module: str, function) -> List[SiteRef]:
         """The calls in the other methods of a property's class that read it on ``self``
@@ -984,8 +1013,17 @@ class Model:
                     break  # each pass makes its own loader, or goes through other loaders
                 regions.append((repeat.module, outer.scope, outer.span.row, outer.end_row))
                 around = self._enclosing_loop(repeat.module, outer.parent)
+            function = self.project.function(repeat.module, repeat.loop.scope) if repeat.loop.scope else None
+            base = loader_facts.base_loader(loader) if loader is not None else None
+            if function is not None and around is None and base is not None and base.site is not None \
+                    and self.project.call(base.site).scope != function.qualname \
+                    and self._framework_repeats(repeat.module, function) is not None:
+                regions.append((repeat.module, function.qualname, function.span.row, function.end_row))  # Flower's ``fit``
             return regions
         summary = self.project.summary(repeat.module)
+        if repeat.runner:  # the method a framework calls again and again: its own body
+            function = summary.functions.get(repeat.hook)
+            return [(repeat.module, function.qualname, function.span.row, function.end_row)] if function else []
         where = repeat.trail[-1].span if repeat.trail else None
         for function in summary.functions.values():
             if any(p.name == repeat.parameter and p.span == where for p in function.params):
@@ -2590,8 +2628,10 @@ def _tensor_batches(model: Model, loader) -> str:
     names = set()
     for found in model.value(loader, "dataset"):
         obj = found.obj
-        if isinstance(obj, Inst) and isinstance(obj.cls, Cls) and _tensor_items(model, obj):
-            names.add(f"`{obj.cls.qualname}.__getitem__` returns tensors, arrays and numbers, which the default collate "
+        method = _tensor_items(model, obj) if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else None
+        if method is not None:
+            gives = "yields" if method == "__iter__" else "returns"
+            names.add(f"`{obj.cls.qualname}.{method}` {gives} tensors, arrays and numbers, which the default collate "
                       f"function batches into tensors")
             continue
         if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
@@ -2625,18 +2665,23 @@ def _tensor_collate(model: Model, collate: Results) -> str:
     return f"the loader's `collate_fn`, `{function.name}`, returns tensors made by torch"
 
 
-def _tensor_items(model: Model, dataset: Inst) -> bool:
-    """Whether every item the project dataset's ``__getitem__`` returns is a tensor, a numpy
-    array or a number (``torch.from_numpy(x), int(label)``, ``{"image": self.tf(img)}`` with a
-    ``Compose`` ending in ``ToTensor()``): the default collate function makes each a tensor."""
-    method = model.resolver.method(dataset.cls, "__getitem__")
+def _tensor_items(model: Model, dataset: Inst) -> Optional[str]:
+    """The method (``__getitem__``, or the ``__iter__`` generator of a stream) when every item
+    it gives is a tensor, a numpy array or a number (``torch.from_numpy(x), int(label)``,
+    ``{"image": self.tf(img)}`` with a ``Compose`` ending in ``ToTensor()``): the default
+    collate function makes each a tensor. None otherwise."""
+    name = "__getitem__"
+    method = model.resolver.method(dataset.cls, name)
+    if method is None:
+        name = "__iter__"
+        method = model.resolver.method(dataset.cls, name)
     function = model.project.function(method.module, method.qualname) if method is not None else None
-    if function is None or function.is_generator or not function.returns \
+    if function is None or function.is_generator != (name == "__iter__") or not function.returns \
             or model.resolver.method(dataset.cls, "__getitems__") is not None:
-        return False
+        return None
     ctx = model.resolver.method_ctx(dataset, method.module, function)
     calls = model.project.summary(method.module).calls
-    index = function.params[1].name if len(function.params) > 1 else None
+    index = function.params[1].name if len(function.params) > 1 and name == "__getitem__" else None
     for value in function.returns:
         for part in _held_parts(value):
             if type(part) is Const and type(part.value) in (int, float):
@@ -2649,8 +2694,8 @@ def _tensor_items(model: Model, dataset: Inst) -> bool:
             results = model.resolver.eval(part, ctx)
             if not results or not all(_made_tensor(f.obj) or _transformed_tensor(model, f.obj) or _numpy_value(f.obj)
                                       for f in results):
-                return False
-    return True
+                return None
+    return name
 
 
 def _numpy_value(obj) -> bool:
@@ -2724,6 +2769,6 @@ def _made_tensor(obj) -> bool:
 
 def _called(part: str) -> str:
     """A part of a chained outside name without its calls and items (``contiguous[]()`` → contiguous)."""
-    while part.endswith(("()", "[]")):
-        part = part[:-2]
+    while part.endswith(("()", "[]", "[:]")):
+        part = part[:-3] if part.endswith("[:]") else part[:-2]
     return part

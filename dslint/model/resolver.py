@@ -40,7 +40,7 @@ from ..analysis.values import (
     root_name,
 )
 from . import configfiles, externals, registrations
-from .libraries import parsed_table
+from .libraries import TRIAL_RUNNER_NAMES, TRIAL_RUNNERS, parsed_table
 from .objects import (
     TOP,
     UNKNOWN_RESULT,
@@ -115,6 +115,20 @@ def bounded(default):
         return step
 
     return wrap
+
+
+def _unpacked(value):
+    """The display a name gets from unpacking a tuple display (``xs, ys = [], []``), else None."""
+    if type(value) is Part and type(value.base) is Seq and 0 <= value.index < len(value.base.items):
+        return value.base.items[value.index]
+    return None
+
+
+def _tune_run(func) -> bool:
+    """``tune.run(...)`` or a bare ``run(...)``: the calls named ``run`` that may be Ray Tune's."""
+    if type(func) is Name:
+        return True
+    return type(func) is Attr and last_name(func.base) == "tune"
 
 
 def click_name(site) -> Optional[str]:
@@ -219,6 +233,7 @@ class Resolver:
         self._super_sites: Optional[Dict[SiteRef, Inst]] = None
         self._launchers: Dict[SiteRef, Optional[str]] = {}
         self._launched: Optional[Dict[Func, List[SiteRef]]] = None
+        self._partials: Optional[Dict[Func, List[SiteRef]]] = None
         self._overrides: Dict[tuple, tuple] = {}
         self._item_stores: Dict[str, Dict[int, list]] = {}
         self._stored_displays: Dict[str, Dict[int, set]] = {}
@@ -303,12 +318,29 @@ class Resolver:
         if kind is Element:
             return join(self.iterate(f) for f in self.eval(value.base, ctx))
         if kind is Part:
+            counted = self._enumerated_item(value, ctx) if value.index == 1 else None
+            if counted is not None:
+                return counted
             return join(self.part(f, value.index) for f in self.eval(value.base, ctx))
         if kind is Starred:
             return self.eval(value.value, ctx)
         if kind is Imported:
             return self.imported(value, ctx.module)
         return UNKNOWN_RESULT
+
+    def _enumerated_item(self, value: Part, ctx: Ctx) -> Optional[Results]:
+        """The item of ``for i, item in enumerate(items)``: what iterating ``items`` gives (the
+        pair's second part), or None when the loop is not over ``enumerate(...)``."""
+        base = value.base
+        if type(base) is not Element or type(base.base) is not Call:
+            return None
+        site = self.project.call(_new(SiteRef, (ctx.module, base.base.index)))
+        if type(site.func) is not Name or site.func.id != "enumerate" or len(site.args) < 1 \
+                or type(site.args[0]) is Starred:
+            return None
+        if not any(type(f.obj) is Ext and f.obj.qualname == "builtins.enumerate" for f in self.eval(site.func, ctx)):
+            return None
+        return join(self._spread(f) for f in self.eval(site.args[0], ctx))
 
     # names -----------------------------------------------------------------------------
     def name(self, name: str, ctx: Ctx, pos: int = 0) -> Results:
@@ -593,8 +625,11 @@ class Resolver:
     def argument(self, site: CallSite, ref: SiteRef, caller: Optional[Ctx], param: Param, position: int,
                  function: FunctionSummary, skip: int, shift: int = 0) -> Optional[Results]:
         """What ``site`` passes for ``param`` (None: nothing, so the default applies)."""
-        launcher = self.launcher(ref) if last_name(site.func) in LAUNCHING_NAMES else None
+        called = last_name(site.func)
+        launcher = self.launcher(ref) if called in LAUNCHING_NAMES or called in TRIAL_RUNNER_NAMES else None
         if launcher is not None:
+            if launcher in TRIAL_RUNNERS:
+                return self._trial_config(site, ref, caller, param, position, launcher, function)
             return self._launched_argument(site, ref, caller, param, position, launcher)
         caller = caller or self.context(ref.module, site.scope)
         args = site.args[shift:]
@@ -857,7 +892,8 @@ class Resolver:
             return config
         func = Func(ctx.module, function.qualname)
         callers = self.callers(func)
-        if not callers and self.all_callers_known(func):
+        partials = self.partial_sites(func) if function.scope_kind != "class" else ()
+        if not callers and not partials and self.all_callers_known(func):
             if param.kind == "kwarg":
                 return one(Kwargs(func, Ctx(ctx.module, function.qualname)))
             return self.default(function, param, ctx.module)
@@ -866,9 +902,31 @@ class Resolver:
             call_site = self.project.call(site)
             bound = Ctx(ctx.module, function.qualname, site, self.context(site.module, call_site.scope), self_obj)
             parts.append(self.param(function, param.name, bound))
+        for site in partials:  # ``partial(worker_init, num_threads=4)``: what it fixes, after its own ``func``
+            call_site = self.project.call(site)
+            bound = Ctx(ctx.module, function.qualname, site, self.context(site.module, call_site.scope), None, 1)
+            parts.append(self.param(function, param.name, bound))
         if not self.all_callers_known(func):
             parts.append(UNKNOWN_RESULT)
         return join(parts)
+
+    def partial_sites(self, func: Func) -> List[SiteRef]:
+        """The ``functools.partial(func, ...)`` calls that fix arguments of ``func`` (indexed once
+        per run; at most ``MAX_CALLERS``)."""
+        if self._partials is None:
+            self._partials = {}
+            for ref in self.project.calls_named("partial"):
+                site = self.project.call(ref)
+                if not site.args or type(site.args[0]) is Starred:
+                    continue
+                ctx = self.context(ref.module, site.scope)
+                if not any(isinstance(f.obj, Ext) and f.obj.qualname == "functools.partial"
+                           for f in self.eval(site.func, ctx)):
+                    continue
+                for found in self.eval(site.args[0], ctx):
+                    if isinstance(found.obj, Func) and ref not in self._partials.get(found.obj, ()):
+                        self._partials.setdefault(found.obj, []).append(ref)
+        return self._partials.get(func, [])[:MAX_CALLERS]
 
     def all_callers_known(self, func: Func) -> bool:
         """Whether ``callers(func)`` is every call of ``func`` the project makes (not cut short
@@ -902,8 +960,8 @@ class Resolver:
                 for heir in self._inheriting_names(name):  # ``SegTrainer(cfg)`` runs ``BaseTrainer.__init__``
                     refs.extend(self.project.calls_named(heir))
             refs = self.project.calls_named(name) + refs if name else refs
-            if owner is None:
-                launched = self._launch_sites(func)
+            if owner is None or function.name == "setup":  # ``setup(self, config)`` of a class trainable
+                launched = self._launch_sites(func if owner is None else owner)
                 result.extend((ref, None) for ref in launched[:MAX_CALLERS])
                 cut = len(launched) > MAX_CALLERS
             if len(refs) > MAX_CANDIDATES:
@@ -929,16 +987,21 @@ class Resolver:
         if self._launched is None:
             from .libraries import PROCESS_TARGETS
 
-            self._launched = {}  # indexed once per run: target function → the sites starting it
-            for name in sorted(LAUNCHING_NAMES):
+            self._launched = {}  # indexed once per run: target function (or trainable class) → the sites starting it
+            for name in sorted(LAUNCHING_NAMES | TRIAL_RUNNER_NAMES):
                 for ref in self.project.calls_named(name):
+                    if name == "run" and not _tune_run(self.project.call(ref).func):
+                        continue  # ``trainer.run(...)``: not looked at
                     launcher = self.launcher(ref)
                     if launcher is None:
                         continue
-                    position, keyword = PROCESS_TARGETS[launcher]
+                    trial = launcher in TRIAL_RUNNERS
+                    position, keyword = TRIAL_RUNNERS[launcher][:2] if trial else PROCESS_TARGETS[launcher]
                     for found in self.keyword_at(ref, None, keyword, position) or ():
-                        if isinstance(found.obj, Func) and ref not in self._launched.get(found.obj, ()):
-                            self._launched.setdefault(found.obj, []).append(ref)
+                        target = found.obj
+                        if (isinstance(target, Func) or (trial and isinstance(target, Cls))) \
+                                and ref not in self._launched.get(target, ()):
+                            self._launched.setdefault(target, []).append(ref)
         return self._launched.get(func, [])
 
     def launcher(self, ref: SiteRef) -> Optional[str]:
@@ -950,8 +1013,8 @@ class Resolver:
 
             site = self.project.call(ref)
             ctx = self.context(ref.module, site.scope)
-            found = next((f.obj.qualname for f in self.eval(site.func, ctx)
-                          if isinstance(f.obj, Ext) and f.obj.qualname in LAUNCHED_ARGUMENTS), None)
+            found = next((f.obj.qualname for f in self.eval(site.func, ctx) if isinstance(f.obj, Ext)
+                          and (f.obj.qualname in LAUNCHED_ARGUMENTS or f.obj.qualname in TRIAL_RUNNERS)), None)
             self._launchers[ref] = found
         return found
 
@@ -975,6 +1038,21 @@ class Resolver:
         caller = caller or self.context(ref.module, site.scope)
         step = Step(ref.module, span, f"passed as `{param.name}` by `{launcher.rsplit('.', 1)[1]}`")
         return extend(join(self.element_at(f, position - injected) for f in self.eval(value, caller)), step)
+
+    def _trial_config(self, site: CallSite, ref: SiteRef, caller: Optional[Ctx], param: Param, position: int,
+                      launcher: str, function: FunctionSummary) -> Results:
+        """What a search driver passes for ``param`` of its trainable: the trial's config (the
+        ``param_space``/``config`` given, its sampled entries unknown) first, after ``self`` for a
+        class trainable's ``setup``; nothing else is known."""
+        config_at = 1 if function.scope_kind == "class" else 0
+        if param.kind not in ("pos", "posonly") or position != config_at:
+            return UNKNOWN_RESULT
+        keyword = TRIAL_RUNNERS[launcher][2]
+        given = self.keyword_at(ref, caller or self.context(ref.module, site.scope), keyword)
+        if given is None:
+            return UNKNOWN_RESULT
+        step = Step(ref.module, site.span, f"passed as `{param.name}` by `{launcher.rsplit('.', 1)[1]}`")
+        return extend(given, step)
 
     def _inheriting_names(self, name: str) -> List[str]:
         """Names of the project classes that may inherit ``__init__`` from a class named
@@ -1738,8 +1816,9 @@ class Resolver:
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 index = keys[0].obj.value if len(keys) == 1 and type(keys[0].obj) is Lit else None
                 known = self.libraries.part(self, obj, index) if type(index) is int and index >= 0 else None
+                read = value.key == SLICE or (type(value.key) is Seq and not value.key.items)  # ``[:]``, ``[()]``
                 parts.append(known if known is not None  # ``parser.parse_args_into_dataclasses()[0]``
-                             else one(Inst(Ext(f"{obj.cls.qualname}[]")), found.trail))  # ``h5["images"]``: part of it
+                             else one(Inst(Ext(f"{obj.cls.qualname}{'[:]' if read else '[]'}")), found.trail))  # ``h5["images"]``: part of it; ``[:]``: its values read out
             elif isinstance(obj, Iterated) and parsed_table(obj) is not None:
                 parts.append(one(Inst(Ext(f"{parsed_table(obj)}[]")), found.trail))  # ``rec["props"]`` of a record
             elif isinstance(obj, (Config, Hparams)):  # ``cfg["data"]``, ``self.hparams["lr"]``: a named entry
@@ -1873,8 +1952,20 @@ class Resolver:
     def _display_items(self, container: Container) -> Results:
         """The items a list/tuple/set display writes out (``[*head, x]`` holds those of ``head``)."""
         ctx = container.ctx
-        return join(join(self.iterate(f) for f in self.eval(v.value, ctx)) if type(v) is Starred else self.eval(v, ctx)
+        return join(join(self._spread(f) for f in self.eval(v.value, ctx)) if type(v) is Starred else self.eval(v, ctx)
                     for v in container.value.items)
+
+    def _spread(self, found: Found) -> Results:
+        """The elements ``*value`` writes out in a display, or the item of ``for i, item in
+        enumerate(value)``: a list's items and what was appended to it (``ops.append(Lambda(f))``
+        ... ``ops += [ToTensor()]``; ``tasks.append(Subset(...))`` ... ``enumerate(tasks)``), else
+        what iterating gives. (``iterate`` itself leaves appended items out: the loops over loaders
+        are found with it, and a loop over kept batches is not a loop over their loader; nor does a
+        plain loop variable take them, whose list may be filled from the loop itself.)"""
+        obj = found.obj
+        if type(obj) is Container and type(obj.value) is Seq and obj.value.kind == "list":
+            return self.container_values(obj)
+        return self.iterate(found)
 
     def appended(self, container: Container, in_loops: bool = False, attributes: bool = False) -> Results:
         """Values ``append``/``extend``/``insert`` add to a list display held by a local name of
@@ -1885,8 +1976,9 @@ class Resolver:
         function = self.project.function(ctx.module, ctx.scope) if ctx.scope else None
         if function is None or not isinstance(container.value, Seq) or container.value.kind != "list":
             return ()
+        display = container.value
         names = {name for name, bindings in function.bindings.items()
-                 if any(b.value is container.value for b in bindings)}
+                 if any(b.value is display or _unpacked(b.value) is display for b in bindings)}
         # per-pass appends (``in_loops``: DSL501's per-sample records) only through local names:
         # an attribute filled in a loop is as often one entry per class or patch size
         attrs = self._stored_display(ctx.module).get(id(container.value), ()) if attributes or not in_loops else ()
