@@ -2693,9 +2693,14 @@ def _tensor_items(model: Model, dataset: Inst) -> Optional[str]:
                 continue
             results = model.resolver.eval(part, ctx)
             if not results or not all(_made_tensor(f.obj) or _transformed_tensor(model, f.obj) or _numpy_value(f.obj)
-                                      for f in results):
+                                      or _number(f.obj) for f in results):
                 return None
     return name
+
+
+def _number(obj) -> bool:
+    """An ``int`` or ``float`` made at run time (the count of ``enumerate``)."""
+    return isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in NUMBERS
 
 
 def _numpy_value(obj) -> bool:

@@ -117,6 +117,17 @@ def bounded(default):
     return wrap
 
 
+def _value_key(obj) -> bool:
+    """A key that reads values out of an outside object rather than naming a part of it: a
+    number, an array or a list of indices (``f["y"][self.index]``; a slice or a tuple, ``[:]``,
+    ``[()]``, ``[:, col]``, is told by its syntax). A string names a part (``h5["images"]``)."""
+    if type(obj) is Lit:
+        return type(obj.value) in (int, float, bool)
+    if type(obj) is Inst and type(obj.cls) is Ext:
+        return obj.cls.qualname.startswith("numpy.") or obj.cls.qualname in ("builtins.int", "builtins.float")
+    return type(obj) is Container and obj.kind in ("list", "tuple")
+
+
 def _unpacked(value):
     """The display a name gets from unpacking a tuple display (``xs, ys = [], []``), else None."""
     if type(value) is Part and type(value.base) is Seq and 0 <= value.index < len(value.base.items):
@@ -318,7 +329,7 @@ class Resolver:
         if kind is Element:
             return join(self.iterate(f) for f in self.eval(value.base, ctx))
         if kind is Part:
-            counted = self._enumerated_item(value, ctx) if value.index == 1 else None
+            counted = self._enumerated_item(value, ctx) if value.index in (0, 1) else None
             if counted is not None:
                 return counted
             return join(self.part(f, value.index) for f in self.eval(value.base, ctx))
@@ -329,8 +340,8 @@ class Resolver:
         return UNKNOWN_RESULT
 
     def _enumerated_item(self, value: Part, ctx: Ctx) -> Optional[Results]:
-        """The item of ``for i, item in enumerate(items)``: what iterating ``items`` gives (the
-        pair's second part), or None when the loop is not over ``enumerate(...)``."""
+        """The parts of ``for i, item in enumerate(items)``: the count (an ``int``) and what
+        iterating ``items`` gives, or None when the loop is not over ``enumerate(...)``."""
         base = value.base
         if type(base) is not Element or type(base.base) is not Call:
             return None
@@ -340,6 +351,8 @@ class Resolver:
             return None
         if not any(type(f.obj) is Ext and f.obj.qualname == "builtins.enumerate" for f in self.eval(site.func, ctx)):
             return None
+        if value.index == 0:
+            return one(Inst(Ext("builtins.int")))
         return join(self._spread(f) for f in self.eval(site.args[0], ctx))
 
     # names -----------------------------------------------------------------------------
@@ -1816,7 +1829,7 @@ class Resolver:
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 index = keys[0].obj.value if len(keys) == 1 and type(keys[0].obj) is Lit else None
                 known = self.libraries.part(self, obj, index) if type(index) is int and index >= 0 else None
-                read = value.key == SLICE or (type(value.key) is Seq and not value.key.items)  # ``[:]``, ``[()]``
+                read = value.key == SLICE or type(value.key) is Seq or (keys and all(_value_key(f.obj) for f in keys))
                 parts.append(known if known is not None  # ``parser.parse_args_into_dataclasses()[0]``
                              else one(Inst(Ext(f"{obj.cls.qualname}{'[:]' if read else '[]'}")), found.trail))  # ``h5["images"]``: part of it; ``[:]``: its values read out
             elif isinstance(obj, Iterated) and parsed_table(obj) is not None:
