@@ -82,7 +82,7 @@ def check(model: Model) -> Iterator[Finding]:
             how = f"in the loop at {where(model, loop_step, fresh.module)}"
         elif repeat.runner:
             loop_step = None
-            how = f"in `{repeat.hook}` ({repeat.runner.partition(': ')[2].replace('calls', 'calls it')}),"
+            how = f"in `{repeat.hook}` ({repeat.runner}),"
         elif repeat.hook:
             loop_step = None
             how = f"in `{repeat.hook}`, which Lightning calls for every batch,"

@@ -59,8 +59,7 @@ def check(model: Model) -> Iterator[Finding]:
         loop_step = Step(repeat.module, repeat.loop.span, "once per epoch") if repeat.loop is not None else None
         steps = (loop_step, Step(iteration.module, iteration.span, "iterated here")) + repeat.trail
         when = "in the main process between epochs," if not repeat.runner else \
-            f"in the main process between two calls of `{repeat.hook.rpartition('.')[2]}` " \
-            f"({repeat.runner.partition(': ')[2].replace('calls', 'calls it')})"
+            f"in the main process between two calls of `{repeat.hook.rpartition('.')[2]}` ({repeat.runner})"
         for change, span in _new_changes(model, model.dataset_changes(iteration.loader, repeat), reported):
             yield _finding(model, change, span, kept, when, steps)
 

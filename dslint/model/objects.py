@@ -356,5 +356,13 @@ def objects(results: Results):
     return [found.obj for found in results]
 
 
+NUMBERS = frozenset({"builtins.int", "builtins.float"})  # what ``int(...)``/``float(...)`` make
+
+
+def made_number(obj) -> bool:
+    """An ``int`` or ``float`` made at run time (``int(row)``, the count of ``enumerate``)."""
+    return isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in NUMBERS
+
+
 def is_top(results: Results) -> bool:
     return any(isinstance(found.obj, Top) for found in results)

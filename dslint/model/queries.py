@@ -32,6 +32,8 @@ from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, LIGHTNI
                         PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, entry_point, matches, process_target,
                         split_entry_point, without_context)
 from .objects import (
+    NUMBERS,
+    made_number,
     Lit,
     Batch,
     Bound,
@@ -195,8 +197,8 @@ class Epochs(NamedTuple):
 # between the calls: (bases, method names, who calls them and how often).
 REPEATED_METHODS = (
     (("flwr.client.NumPyClient", "flwr.client.Client", "flwr.client.numpy_client.NumPyClient",
-      "flwr.client.client.Client"), ("fit", "evaluate"), "Flower calls once per round"),
-    (("ray.tune.Trainable", "ray.tune.trainable.Trainable"), ("step",), "Ray Tune calls once per training iteration"),
+      "flwr.client.client.Client"), ("fit", "evaluate"), "Flower calls it once per round"),
+    (("ray.tune.Trainable", "ray.tune.trainable.Trainable"), ("step",), "Ray Tune calls it once per training iteration"),
 )
 
 
@@ -657,8 +659,8 @@ class Model:
             return None
         frontier = [(iteration.module, iteration.scope, ())]
         by_parameter: Optional[Epochs] = None
-        base = loader_facts.base_loader(iteration.loader)
-        built = (base.site.module, self.project.call(base.site).scope) if same_loader and base and base.site else None
+        where_built = self._built_in(iteration.loader)
+        built = where_built if same_loader else None
         for _ in range(depth + 1):
             next_frontier = []
             for module, scope, trail in frontier:
@@ -666,8 +668,7 @@ class Model:
                 if function is None or (module, scope) == built:
                     continue
                 epoch = next((p for p in function.params if p.name in EPOCH_PARAMETERS), None)
-                if epoch is not None and base is not None and base.site is not None and \
-                        (base.site.module, self.project.call(base.site).scope) == (module, scope):
+                if epoch is not None and where_built == (module, scope):
                     return by_parameter  # it builds a new loader for each epoch it is given
                 if epoch is not None:
                     by_parameter = by_parameter or Epochs(
@@ -676,10 +677,8 @@ class Model:
                         return by_parameter
                 runner = self._framework_repeats(module, function)
                 if runner is not None:  # a new loader each call, when the method builds it
-                    built_here = base is not None and base.site is not None and \
-                        (base.site.module, self.project.call(base.site).scope) == (module, scope)
-                    return None if built_here else by_parameter or Epochs(
-                        module, -1, None, None, trail + (Step(module, function.span, f"{runner}"),),
+                    return None if where_built == (module, scope) else by_parameter or Epochs(
+                        module, -1, None, None, trail + (Step(module, function.span, f"`{function.name}`: {runner}"),),
                         function.qualname, runner)
                 runs = [(site, f"calls `{scope.rpartition('.')[2]}()`") for site, _ in self.resolver.callers(Func(module, scope))]
                 runs += [(site, f"reads `{function.name}`") for site in self._property_reads(module, function)]
@@ -697,14 +696,21 @@ class Model:
         return by_parameter
 
     def _framework_repeats(self, module: str, function: FunctionSummary) -> Optional[str]:
-        """Who calls ``function`` again and again (``REPEATED_METHODS``), or None."""
+        """Who calls ``function`` again and again, and how often (``REPEATED_METHODS``), or None."""
         if function.scope_kind != "class":
             return None
         for bases, names, runner in REPEATED_METHODS:
             if function.name in names and any(isinstance(item, Ext) and matches(item.qualname, bases)
                                               for item in self.resolver.mro(Cls(module, function.scope))):
-                return f"`{function.name}`: {runner}"
+                return runner
         return None
+
+    def _built_in(self, loader) -> Optional[Tuple[str, str]]:
+        """(module, scope) of the function that builds ``loader`` (its base loader), or None."""
+        base = loader_facts.base_loader(loader) if loader is not None else None
+        if base is None or base.site is None:
+            return None
+        return base.site.module, self.project.call(base.site).scope
 
     def _property_reads(self, module: str, function) -> List[SiteRef]:
         """The calls in the other methods of a property's class that read it on ``self``
@@ -1014,9 +1020,9 @@ class Model:
                 regions.append((repeat.module, outer.scope, outer.span.row, outer.end_row))
                 around = self._enclosing_loop(repeat.module, outer.parent)
             function = self.project.function(repeat.module, repeat.loop.scope) if repeat.loop.scope else None
-            base = loader_facts.base_loader(loader) if loader is not None else None
-            if function is not None and around is None and base is not None and base.site is not None \
-                    and self.project.call(base.site).scope != function.qualname \
+            built = self._built_in(loader)
+            if function is not None and around is None and built is not None \
+                    and built != (repeat.module, function.qualname) \
                     and self._framework_repeats(repeat.module, function) is not None:
                 regions.append((repeat.module, function.qualname, function.span.row, function.end_row))  # Flower's ``fit``
             return regions
@@ -2643,7 +2649,6 @@ def _tensor_batches(model: Model, loader) -> str:
     return sorted(names)[0] if names else ""
 
 
-NUMBERS = frozenset({"builtins.int", "builtins.float"})
 
 
 def _tensor_collate(model: Model, collate: Results) -> str:
@@ -2693,14 +2698,9 @@ def _tensor_items(model: Model, dataset: Inst) -> Optional[str]:
                 continue
             results = model.resolver.eval(part, ctx)
             if not results or not all(_made_tensor(f.obj) or _transformed_tensor(model, f.obj) or _numpy_value(f.obj)
-                                      or _number(f.obj) for f in results):
+                                      or made_number(f.obj) for f in results):
                 return None
     return name
-
-
-def _number(obj) -> bool:
-    """An ``int`` or ``float`` made at run time (the count of ``enumerate``)."""
-    return isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in NUMBERS
 
 
 def _numpy_value(obj) -> bool:

@@ -43,6 +43,7 @@ from . import configfiles, externals, registrations
 from .libraries import TRIAL_RUNNER_NAMES, TRIAL_RUNNERS, parsed_table
 from .objects import (
     TOP,
+    made_number,
     UNKNOWN_RESULT,
     Batch,
     Bound,
@@ -123,8 +124,10 @@ def _value_key(obj) -> bool:
     ``[()]``, ``[:, col]``, is told by its syntax). A string names a part (``h5["images"]``)."""
     if type(obj) is Lit:
         return type(obj.value) in (int, float, bool)
+    if made_number(obj):
+        return True
     if type(obj) is Inst and type(obj.cls) is Ext:
-        return obj.cls.qualname.startswith("numpy.") or obj.cls.qualname in ("builtins.int", "builtins.float")
+        return obj.cls.qualname.startswith("numpy.")
     return type(obj) is Container and obj.kind in ("list", "tuple")
 
 
