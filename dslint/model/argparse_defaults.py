@@ -73,8 +73,8 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
 
 def _field_options(resolver: "Resolver", wanted: Set[SiteRef], name: str):
     """An option per field of a dataclass, added in a loop over its fields (``for f in
-    dataclasses.fields(Config): parser.add_argument(f"--{f.name}", default=f.default)``):
-    ``name``'s default is the field's default."""
+    dataclasses.fields(Config): parser.add_argument(f"--{f.name}", default=f.default)``, or
+    ``"--" + f.name``): ``name``'s default is the field's default."""
     for ref, site, loop in _field_loops(resolver):
         ctx = Ctx(ref.module, site.scope)
         if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in resolver.eval(site.func.base, ctx)):
@@ -111,7 +111,7 @@ def _field_loops(resolver: "Resolver"):
         flag, default = site.args[0], dict((k, v) for k, v in site.keywords if k).get("default")
         own = Attr(Name(loop.target), "name")
         calls = resolver.project.summary(ref.module).calls
-        if type(flag) is not Op or flag.op != "fstr" or not any(
+        if type(flag) is not Op or flag.op not in ("fstr", "+") or not any(
                 _same(a, own) or (type(a) is Call and type(calls[a.index].func) is Attr
                                   and _same(calls[a.index].func.base, own))  # ``f.name.replace("_", "-")``
                 for a in flag.args):
