@@ -27,6 +27,8 @@ HANDLE_CONSTRUCTORS = frozenset({
     # raster and array files behind a C library's handle (GDAL, HDF5/netCDF): neither picklable
     # nor safe to share between processes
     "rasterio.open", "netCDF4.Dataset",
+    # PDF documents (PyMuPDF): a MuPDF document reading its file as pages are asked for
+    "fitz.open", "fitz.Document", "pymupdf.open", "pymupdf.Document",
 })
 
 

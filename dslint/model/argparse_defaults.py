@@ -74,8 +74,10 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
 def _field_options(resolver: "Resolver", wanted: Set[SiteRef], name: str):
     """An option per field of a dataclass, added in a loop over its fields (``for f in
     dataclasses.fields(Config): parser.add_argument(f"--{f.name}", default=f.default)``, or
-    ``"--" + f.name``): ``name``'s default is the field's default."""
-    for ref, site, loop in _field_loops(resolver):
+    ``"--" + f.name``): ``name``'s default is the field's default; with
+    ``default=getattr(cfg, f.name)`` it is what that object holds (``cfg = Config()``: the
+    field's default again)."""
+    for ref, site, loop, holder in _field_loops(resolver):
         ctx = Ctx(ref.module, site.scope)
         if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in resolver.eval(site.func.base, ctx)):
             continue
@@ -83,17 +85,22 @@ def _field_options(resolver: "Resolver", wanted: Set[SiteRef], name: str):
         for found in resolver.eval(fields_site.args[0], ctx):
             klass = resolver.project.klass(found.obj.module, found.obj.qualname) if isinstance(found.obj, Cls) else None
             field = next((f for f in klass.fields if f.name == name), None) if klass is not None else None
-            if field is None or field.default is None:
+            if field is None or (field.default is None and holder is None):
                 continue  # not a field of it, or one without a default (the command line must give it)
+            option = Step(ref.module, site.span, "the argparse default")
+            if holder is not None:
+                default = join([resolver.attribute(f, name, ctx) for f in resolver.eval(holder, ctx)])
+                yield tuple(Found(f.obj, (option,) + f.trail) for f in default)
+                continue
             step = Step(found.obj.module, field.default_span or field.span, f"default of field `{name}`")
             default = resolver.eval(field.default, resolver.context(found.obj.module, found.obj.qualname))
-            yield tuple(Found(f.obj, (Step(ref.module, site.span, "the argparse default"), step) + f.trail)
-                        for f in default)
+            yield tuple(Found(f.obj, (option, step) + f.trail) for f in default)
 
 
 def _field_loops(resolver: "Resolver"):
-    """``add_argument`` sites (with their loop) whose flag is made from the loop variable's
-    ``.name`` and whose default is its ``.default``, in a loop over ``fields(X)``: indexed once."""
+    """``add_argument`` sites (with their loop, and the object a ``getattr`` default reads)
+    whose flag is made from the loop variable's ``.name`` and whose default is its
+    ``.default`` or ``getattr(obj, f.name)``, in a loop over ``fields(X)``: indexed once."""
     found = getattr(resolver, "_argparse_field_loops", None)
     if found is not None:
         return found
@@ -116,11 +123,24 @@ def _field_loops(resolver: "Resolver"):
                                   and _same(calls[a.index].func.base, own))  # ``f.name.replace("_", "-")``
                 for a in flag.args):
             continue
-        if not (type(default) is Attr and default.name == "default" and type(default.base) is Name
-                and default.base.id == loop.target):
+        if type(default) is Attr and default.name == "default" and type(default.base) is Name \
+                and default.base.id == loop.target:
+            found.append((ref, site, loop, None))
             continue
-        found.append((ref, site, loop))
+        holder = _getattr_holder(calls, default, own)
+        if holder is not None:
+            found.append((ref, site, loop, holder))
     return found
+
+
+def _getattr_holder(calls, default, own):
+    """``cfg`` of a ``default=getattr(cfg, f.name)``, else None."""
+    if type(default) is not Call:
+        return None
+    call = calls[default.index]
+    if type(call.func) is not Name or call.func.id != "getattr" or len(call.args) != 2 or call.keywords:
+        return None
+    return call.args[0] if _same(call.args[1], own) else None
 
 
 def _same(value, wanted) -> bool:

@@ -40,6 +40,7 @@ from .objects import (
     extend,
     join,
 )
+from .tensor_api import CONTAINER_NAMES, TENSOR_NAMES
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -621,12 +622,14 @@ HOST_RESULTS = frozenset({"item", "tolist", "cpu", "size", "dim", "numel", "__le
 
 
 def tensor_method(resolver: "Resolver", batch: Batch, name: str, ref: SiteRef, ctx: Ctx) -> Results:
-    """A method called on loader data: copies to a GPU make device data; most keep it host data."""
+    """A method called on loader data: copies to a GPU make device data; a tensor's other
+    methods, and a dict's or list's, keep it host data. A method no tensor has belongs to an
+    object the model does not know (a graph store's ``csc()``): its result is unknown."""
     if name == "cuda":
         return one(Batch(batch.loader, True))
     if name == "to" and moves_to_device(resolver, ref, ctx):
         return one(Batch(batch.loader, True))
-    if name in HOST_RESULTS:
+    if name in HOST_RESULTS or (name not in TENSOR_NAMES and name not in CONTAINER_NAMES):
         return UNKNOWN_RESULT
     return one(batch)
 

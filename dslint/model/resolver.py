@@ -330,7 +330,7 @@ class Resolver:
         if kind is Op:
             return externals.operator(self, value, ctx)
         if kind is Element:
-            return join(self.iterate(f) for f in self.eval(value.base, ctx))
+            return join(self._loop_items(f, ctx) for f in self.eval(value.base, ctx))
         if kind is Part:
             counted = self._enumerated_item(value, ctx) if value.index in (0, 1) else None
             if counted is not None:
@@ -341,6 +341,18 @@ class Resolver:
         if kind is Imported:
             return self.imported(value, ctx.module)
         return UNKNOWN_RESULT
+
+    def _loop_items(self, found: Found, ctx: Ctx) -> Results:
+        """What a loop variable takes from ``found``: what iterating gives, and for a list
+        built in another function, what that function appended to it too (a transform
+        pipeline's ``ops.append(Normalize(...))`` that ``for t in self.transforms:`` calls).
+        A list filled in the loop's own function keeps to its display: it may be filled from
+        the loop itself."""
+        obj = found.obj
+        if type(obj) is Container and type(obj.value) is Seq and obj.value.kind == "list" \
+                and (obj.ctx.module, obj.ctx.scope) != (ctx.module, ctx.scope):
+            return self.container_values(obj)
+        return self.iterate(found)
 
     def _enumerated_item(self, value: Part, ctx: Ctx) -> Optional[Results]:
         """The parts of ``for i, item in enumerate(items)``: the count (an ``int``) and what
