@@ -70,7 +70,7 @@ def test_related_locations_in_text_sarif_and_flake8():
               for loc in result["relatedLocations"]]
     assert ("config.py", 7) in places
     flow = result["codeFlows"][0]["threadFlows"][0]["locations"]
-    assert flow[-1]["location"]["physicalLocation"]["region"]["startLine"] == 16  # the finding ends the flow
+    assert flow[-1]["location"]["physicalLocation"]["region"]["startLine"] == 15  # the finding (the DataLoader call) ends the flow
 
     github = run_cli("check", "--no-cache", "--output-format", "github", ".", cwd=repo).stdout
     assert "see datamodule.py:15" in github or "config.py:7" in github

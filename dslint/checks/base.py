@@ -13,6 +13,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 from ..analysis.summary import Span
 from ..diagnostics import Finding, Location, Related
+from ..model import loaders, mmconfig
 from ..model.objects import Step, Trail
 from ..model.queries import Model
 
@@ -53,6 +54,23 @@ def finding(model: Model, code: str, module: str, span: Span, message: str,
         related=related(model, steps, (module, span)),
         data=tuple(sorted(data.items())),
     )
+
+
+def keyword_anchor(model: Model, loader, given, keyword: str) -> Tuple[Span, Optional[Step]]:
+    """Where DSL201/DSL202 report a loader keyword (and the related step for the keyword):
+    written in the call that builds the loader, or in a wrapper's call forwarding to it, on
+    the line that call starts, where torch raises (at the keyword itself when it is on that
+    line); put in anywhere else (a keyword dict, a config file), where it is written. The
+    fixers find the keyword by the ``keyword_span`` fact."""
+    base = loaders.base_loader(loader)
+    if base is None or base.site is None or mmconfig.configured(base):
+        return given.span, None
+    if given.site not in {source.site for source in loaders.sources(model.resolver, base)}:
+        return given.span, None
+    site = model.project.call(given.site)
+    if given.span not in site.keyword_spans or site.span.row == given.span.row:
+        return given.span, None
+    return site.span, Step(given.site.module, given.span, f"`{keyword}` given here")
 
 
 def value_span(model: Model, module: str, span: Span) -> Span:

@@ -14,8 +14,8 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
 from ..model.queries import Model
-from .base import (argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value,
-                   shared_keyword)
+from .base import (argument_label, default_note, finding, inherited_conflict, int_literal, keyword_anchor,
+                   keyword_value, shared_keyword)
 
 CODE = "DSL201"
 
@@ -62,12 +62,14 @@ def check(model: Model) -> Iterator[Finding]:
             suggestion = "remove it"
         zero_trail = workers.trail("zero")
         in_place = loaders.rewritable_in_place(model.resolver, loader, given, count, "persistent_workers", model.loaders())
+        anchor, keyword_step = keyword_anchor(model, loader, given, keyword)
         yield finding(
-            model, CODE, module, given.span,
+            model, CODE, module, anchor,
             f"{argument_label(model, module, given.span, keyword)} with {workers.describe()} workers"
             f"{default_note(model, zero_trail, module)} raises `ValueError: persistent_workers option needs "
             f"num_workers > 0`: {suggestion}",
-            (loaders.construction_step(model.resolver, loader),) + zero_trail,
+            (loaders.construction_step(model.resolver, loader), keyword_step) + zero_trail,
+            keyword_span=tuple(given.span),
             # a library's own keyword is left to its author; a mapping's entry is not rewritten,
             # nor a keyword other loaders take from the same dict
             fixable=keyword == "persistent_workers" and keyword_value(model, module, given.span) is not None

@@ -14,8 +14,8 @@ from ..analysis.values import Name
 from ..model import loaders
 from ..model.objects import Lit
 from ..model.queries import Model
-from .base import (argument_label, default_note, finding, inherited_conflict, int_literal, keyword_value,
-                   shared_keyword)
+from .base import (argument_label, default_note, finding, inherited_conflict, int_literal, keyword_anchor,
+                   keyword_value, shared_keyword)
 
 CODE = "DSL202"
 ERROR = "ValueError: prefetch_factor option could only be specified in multiprocessing"
@@ -66,11 +66,13 @@ def check(model: Model) -> Iterator[Finding]:
                               if count_text and not int_literal(count_text) else "remove it")
             how = workers.describe() + default_note(model, workers.trail("zero"), module)
         in_place = loaders.rewritable_in_place(model.resolver, loader, given, count, "prefetch_factor", model.loaders())
+        anchor, keyword_step = keyword_anchor(model, loader, given, keyword)
         yield finding(
-            model, CODE, module, given.span,
+            model, CODE, module, anchor,
             f"{argument_label(model, module, given.span, keyword)} with {how} workers raises "
             f"`{loaders.error_for(model.resolver, loader, 'prefetch_factor', ERROR)}`: {suggestion}",
-            (loaders.construction_step(model.resolver, loader),) + workers.trail("zero"),
+            (loaders.construction_step(model.resolver, loader), keyword_step) + workers.trail("zero"),
+            keyword_span=tuple(given.span),
             tested=tested, **loaders.fix_facts(model.resolver, loader),
             # a mapping's entry is not rewritten, nor a keyword other loaders take from the same dict
             # a zero branch written in another statement (``p = ... if n > 0 else 2``) is not rewritten here

@@ -227,3 +227,10 @@ def docstring_count(body: Sequence[cst.BaseStatement]) -> int:
 
 def finding_span(item: Finding) -> Span:
     return Span(item.location.row, item.location.column, item.end_location.row, item.end_location.column)
+
+
+def keyword_span(item: Finding) -> Span:
+    """The keyword a DSL201/DSL202 finding is about: its ``keyword_span`` fact (the finding
+    itself may be on the call that holds it), else the finding's own span."""
+    written = item.fact("keyword_span")
+    return Span(*written) if written else finding_span(item)

@@ -14,7 +14,7 @@ import libcst as cst
 
 from ..model.libraries import DATALOADER_POSITIONAL as LOADER_POSITIONAL
 from ..diagnostics import Finding
-from .base import Decline, FileContext, FixPlan, finding_span
+from .base import Decline, FileContext, FixPlan, keyword_span
 
 CODE = "DSL201"
 ATOMIC = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
@@ -79,7 +79,7 @@ def _compare(value: cst.BaseExpression) -> cst.Comparison:
 
 def plan(ctx: FileContext, item: Finding) -> FixPlan:
     site = site_of_keyword(ctx, item, "persistent_workers")
-    arg = ctx.node_for(finding_span(item), cst.Arg)
+    arg = ctx.node_for(keyword_span(item), cst.Arg)
     if arg.keyword is None or arg.keyword.value != "persistent_workers":
         raise Decline("not a persistent_workers keyword")
     call = ctx.parent(arg)

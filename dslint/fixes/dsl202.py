@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..diagnostics import Finding
-from .base import Decline, FileContext, FixPlan, finding_span
+from .base import Decline, FileContext, FixPlan, keyword_span
 from .dsl201 import ATOMIC, _compare, _workers_arg, dropping, keyword_index, site_of_keyword
 
 CODE = "DSL202"
@@ -28,7 +28,7 @@ def plan(ctx: FileContext, item: Finding) -> FixPlan:
     site = site_of_keyword(ctx, item, "prefetch_factor")
     if getattr(site, "prefetch_when_zero", "value") == "tested-value":
         raise Decline("the expression picks a value for zero workers itself")
-    arg = ctx.node_for(finding_span(item), cst.Arg)
+    arg = ctx.node_for(keyword_span(item), cst.Arg)
     if arg.keyword is None or arg.keyword.value != "prefetch_factor":
         raise Decline("not a prefetch_factor keyword")
     call = ctx.parent(arg)
