@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterator, Optional, Set, Tuple
 
 from ..analysis.summary import Span
-from ..analysis.values import Attr, Call, Item, Name, Seq
+from ..analysis.values import Attr, Call, DictDisplay, Item, Name, Op, Seq
 from ..diagnostics import Finding
 from ..model.libraries import parsed_table
 from ..model.objects import Cls, Container, Inst, Iterated, Step
@@ -44,7 +44,9 @@ def check(model: Model) -> Iterator[Finding]:
                     ctx = model.resolver.method_ctx(obj, item.module, method)
                     if not model.resolver.branch_taken(method, store.block, ctx):
                         continue  # ``if self._serialize: ... else: self._lst = lst`` and it is built serialized
-                    evidence = _many_objects(model, model.resolver.eval(store.value, ctx), _sizes(model, obj.cls, attr)) \
+                    sizes = _sizes(model, obj.cls, attr)
+                    per_sample = sizes or _indexed_by_sample(model, obj.cls, attr)
+                    evidence = _many_objects(model, model.resolver.eval(store.value, ctx), sizes, per_sample) \
                         or _grouped_records(model, obj, item, attr)
                     if evidence is None or (item, attr) in reported:
                         continue  # one finding per attribute: its other stores are the same cause
@@ -106,7 +108,7 @@ def _grouped_records(model: Model, obj: Inst, cls: Cls, attr: str) -> Optional[s
     return None
 
 
-def _many_objects(model: Model, results, sizes: bool = False) -> Optional[str]:
+def _many_objects(model: Model, results, sizes: bool = False, per_sample: bool = False) -> Optional[str]:
     """What makes the stored value many Python objects: a parsed annotation file, a part of one
     when the attribute is what the dataset's length counts (``self.patches =
     index["patches"]`` with ``__len__`` returning ``len(self.patches)``), a list of dicts or
@@ -119,25 +121,28 @@ def _many_objects(model: Model, results, sizes: bool = False) -> Optional[str]:
         if sizes and table is not None:
             return f"the entries of a parsed annotation file (`{table}`, one per sample)"
         if isinstance(obj, Container):
-            kinds = _element_kinds(model, obj, sizes)
+            kinds = _element_kinds(model, obj, sizes, per_sample)
             if kinds & {"dict", "object", "table"}:
                 return "a Python list of per-sample dicts/objects" if "table" not in kinds else \
                     "Python objects built from a loaded annotation table"
     return None
 
 
-def _element_kinds(model: Model, container: Container, sizes: bool = False) -> Set[str]:
+def _element_kinds(model: Model, container: Container, sizes: bool = False, per_sample: bool = False) -> Set[str]:
     """What a list holds, when it is many things: dicts built per element by a comprehension,
     dicts or objects appended in a loop, loaded annotation tables. A literal list of a few
     objects (``[Resize(), Flip()]``) says nothing about its size. Appends in a loop through an
     attribute (``self.samples.append({...})``) count when the attribute is what the
-    dataset's length counts (``sizes``), or when each appends a parsed record
-    (``self.records.append(json.loads(line))``, one per line of a file): an attribute filled in
-    a loop is otherwise as often one entry per class or patch size."""
+    dataset's length counts (``sizes``), when each appends a parsed record
+    (``self.records.append(json.loads(line))``, one per line of a file), or when each appends
+    a dict read out of a parsed file's records and ``__getitem__`` picks the attribute's
+    entries by the sample index (``per_sample``: ``self.samples[self.active[idx]]``): an
+    attribute filled in a loop is otherwise as often one entry per class or patch size."""
     kinds: Set[str] = set()
     elements = list(model.resolver.appended(container, in_loops=True))
     elements += [f for f in model.resolver.appended(container, in_loops=True, attributes=True)
-                 if _parsed(f.obj) or sizes and (not isinstance(f.obj, Inst) or _project_object(f.obj))]
+                 if _parsed(f.obj) or per_sample and _from_parsed_file(model, f.obj)
+                 or sizes and (not isinstance(f.obj, Inst) or _project_object(f.obj))]
     if container.kind == "comp":
         elements += [f for f in model.resolver.container_values(container)
                      if isinstance(f.obj, Container) and f.obj.kind == "dict" or _parsed_record(f.obj)
@@ -151,6 +156,15 @@ def _element_kinds(model: Model, container: Container, sizes: bool = False) -> S
         elif _parsed(obj) or _parsed_record(obj) or sizes and _table_of(obj) is not None:
             kinds.add("table")
     return kinds
+
+
+def _from_parsed_file(model: Model, obj) -> bool:
+    """A dict display holding a value read out of a parsed annotation file (``{"file_name":
+    im["file_name"], "bbox": ann["bbox"]}`` appended in a loop over ``coco["annotations"]``):
+    one entry per record of the file."""
+    if not (isinstance(obj, Container) and obj.kind == "dict" and isinstance(obj.value, DictDisplay)):
+        return False
+    return any(_table_of(f.obj) is not None or _parsed_record(f.obj) for f in model.resolver.container_values(obj))
 
 
 def _project_object(obj) -> bool:
@@ -173,6 +187,58 @@ def _parsed_record(obj) -> bool:
     in coco["images"]``): one record of the file. A part itself (``entry["data"]``) may be an
     array: it is not counted."""
     return isinstance(obj, Iterated) and parsed_table(obj) is not None
+
+
+def _indexed_by_sample(model: Model, cls, attr: str) -> bool:
+    """``__getitem__`` subscripts ``self.<attr>`` with its index parameter, directly or inside
+    the key (``self.samples[idx]``, ``self.samples[self.active[idx]]``): one entry per sample,
+    not a per-class table read by a label."""
+    method = model.resolver.method(cls, "__getitem__") if isinstance(cls, Cls) else None
+    function = model.function_summary(method) if method is not None else None
+    if function is None or len(function.params) < 2:
+        return False
+    own, index = function.params[0].name, function.params[1].name
+    calls = model.project.summary(method.module).calls
+    values = [b.value for items in function.bindings.values() for b in items] + list(function.returns)
+    values += [a for site in calls if site.scope == method.qualname for a in site.args]
+    return any(_subscripts(value, own, attr, index, calls) for value in values)
+
+
+def _subscripts(value, own: str, attr: str, index: str, calls, depth: int = 0) -> bool:
+    if depth > 8:
+        return False
+    kind = type(value)
+    if kind is Item:
+        base = value.base
+        if type(base) is Attr and type(base.base) is Name and base.base.id == own and base.name == attr \
+                and _mentions(value.key, index, calls):
+            return True
+        return _subscripts(base, own, attr, index, calls, depth + 1) or \
+            _subscripts(value.key, own, attr, index, calls, depth + 1)
+    if kind is Attr:
+        return _subscripts(value.base, own, attr, index, calls, depth + 1)
+    if kind is Call:
+        site = calls[value.index]
+        return any(_subscripts(a, own, attr, index, calls, depth + 1) for a in site.args)
+    return False
+
+
+def _mentions(value, name: str, calls, depth: int = 0) -> bool:
+    """Whether the expression ``value`` reads the name ``name`` (through items, attributes, calls)."""
+    if depth > 8:
+        return False
+    kind = type(value)
+    if kind is Name:
+        return value.id == name
+    if kind is Item:
+        return _mentions(value.base, name, calls, depth + 1) or _mentions(value.key, name, calls, depth + 1)
+    if kind is Attr:
+        return _mentions(value.base, name, calls, depth + 1)
+    if kind is Call:
+        return any(_mentions(a, name, calls, depth + 1) for a in calls[value.index].args)
+    if kind is Op:
+        return any(_mentions(a, name, calls, depth + 1) for a in value.args)
+    return False
 
 
 def _sizes(model: Model, cls, attr: str) -> bool:
