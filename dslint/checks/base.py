@@ -68,8 +68,9 @@ def keyword_anchor(model: Model, loader, given, keyword: str) -> Tuple[Span, Opt
     if given.site not in {source.site for source in loaders.sources(model.resolver, base)}:
         return given.span, None
     site = model.project.call(given.site)
-    if given.span not in site.keyword_spans or site.span.row == given.span.row:
-        return given.span, None
+    named = [span for (name, _), span in zip(site.keywords, site.keyword_spans) if name is not None]
+    if given.span not in named or site.span.row == given.span.row:
+        return given.span, None  # a ``**mapping`` entry is reported at the ``**``, where it comes in
     return site.span, Step(given.site.module, given.span, f"`{keyword}` given here")
 
 
