@@ -1988,8 +1988,9 @@ class Resolver:
         enumerate(value)``: a list's items and what was appended to it (``ops.append(Lambda(f))``
         ... ``ops += [ToTensor()]``; ``tasks.append(Subset(...))`` ... ``enumerate(tasks)``), else
         what iterating gives. (``iterate`` itself leaves appended items out: the loops over loaders
-        are found with it, and a loop over kept batches is not a loop over their loader; nor does a
-        plain loop variable take them, whose list may be filled from the loop itself.)"""
+        are found with it, and a loop over kept batches is not a loop over their loader; a plain
+        loop variable takes them only from a list built in another function, ``_loop_items``,
+        since a list of its own function may be filled from the loop itself.)"""
         obj = found.obj
         if type(obj) is Container and type(obj.value) is Seq and obj.value.kind == "list":
             return self.container_values(obj)
