@@ -212,8 +212,9 @@ def root_name(value: Value) -> Optional[str]:
             return None
 
 
-def mentions(value: Value, names) -> bool:
-    """Whether ``value`` loads one of ``names`` (without following references)."""
+def mentions(value: Value, names, calls=()) -> bool:
+    """Whether ``value`` loads one of ``names`` (without following references); given its
+    module's call table, ``calls``, also in the positional arguments of the calls it holds."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -231,4 +232,6 @@ def mentions(value: Value, names) -> bool:
         elif isinstance(item, DictDisplay):
             stack.extend(k for k in item.keys if k is not None)
             stack.extend(item.values)
+        elif calls and isinstance(item, Call):
+            stack.extend(calls[item.index].args)
     return False

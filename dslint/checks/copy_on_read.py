@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Iterator, Optional, Set, Tuple
 
 from ..analysis.summary import Span
-from ..analysis.values import Attr, Call, DictDisplay, Item, Name, Op, Seq
+from ..analysis.values import Attr, Call, DictDisplay, Item, Name, Seq, mentions
 from ..diagnostics import Finding
 from ..model.libraries import parsed_table
 from ..model.objects import Cls, Container, Inst, Iterated, Step
+from ..model.project import sites_in_scope
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
 
@@ -200,7 +201,7 @@ def _indexed_by_sample(model: Model, cls, attr: str) -> bool:
     own, index = function.params[0].name, function.params[1].name
     calls = model.project.summary(method.module).calls
     values = [b.value for items in function.bindings.values() for b in items] + list(function.returns)
-    values += [a for site in calls if site.scope == method.qualname for a in site.args]
+    values += [a for index in sites_in_scope(model.project, method.module, method.qualname) for a in calls[index].args]
     return any(_subscripts(value, own, attr, index, calls) for value in values)
 
 
@@ -211,7 +212,7 @@ def _subscripts(value, own: str, attr: str, index: str, calls, depth: int = 0) -
     if kind is Item:
         base = value.base
         if type(base) is Attr and type(base.base) is Name and base.base.id == own and base.name == attr \
-                and _mentions(value.key, index, calls):
+                and mentions(value.key, {index}, calls):
             return True
         return _subscripts(base, own, attr, index, calls, depth + 1) or \
             _subscripts(value.key, own, attr, index, calls, depth + 1)
@@ -220,24 +221,6 @@ def _subscripts(value, own: str, attr: str, index: str, calls, depth: int = 0) -
     if kind is Call:
         site = calls[value.index]
         return any(_subscripts(a, own, attr, index, calls, depth + 1) for a in site.args)
-    return False
-
-
-def _mentions(value, name: str, calls, depth: int = 0) -> bool:
-    """Whether the expression ``value`` reads the name ``name`` (through items, attributes, calls)."""
-    if depth > 8:
-        return False
-    kind = type(value)
-    if kind is Name:
-        return value.id == name
-    if kind is Item:
-        return _mentions(value.base, name, calls, depth + 1) or _mentions(value.key, name, calls, depth + 1)
-    if kind is Attr:
-        return _mentions(value.base, name, calls, depth + 1)
-    if kind is Call:
-        return any(_mentions(a, name, calls, depth + 1) for a in calls[value.index].args)
-    if kind is Op:
-        return any(_mentions(a, name, calls, depth + 1) for a in value.args)
     return False
 
 

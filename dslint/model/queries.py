@@ -2649,8 +2649,6 @@ def _tensor_batches(model: Model, loader) -> str:
     return sorted(names)[0] if names else ""
 
 
-
-
 def _tensor_collate(model: Model, collate: Results) -> str:
     """"`collate_graphs` returns tensors" when the collate function is one project function
     whose every return is a tensor, or a tuple, list or dict display of tensors made by torch

@@ -349,9 +349,8 @@ class Resolver:
         A list filled in the loop's own function keeps to its display: it may be filled from
         the loop itself."""
         obj = found.obj
-        if type(obj) is Container and type(obj.value) is Seq and obj.value.kind == "list" \
-                and (obj.ctx.module, obj.ctx.scope) != (ctx.module, ctx.scope):
-            return self.container_values(obj)
+        if type(obj) is Container and (obj.ctx.module, obj.ctx.scope) != (ctx.module, ctx.scope):
+            return self._spread(found)
         return self.iterate(found)
 
     def _enumerated_item(self, value: Part, ctx: Ctx) -> Optional[Results]:
