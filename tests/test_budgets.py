@@ -92,3 +92,61 @@ def test_plain_check_never_builds_a_libcst_tree(tmp_path):
                             text=True, cwd=tmp_path)
     assert "Found 6 problems" in result.stdout and "fixable with `--fix`" in result.stdout, result.stdout + result.stderr
     assert result.stdout.rstrip().endswith("libcst loaded: False"), result.stdout
+
+
+def _resolver(tmp_path, source):
+    """The resolver of a one-module project, and the module's key."""
+    from dslint import engine
+    from dslint.model.project import Project, Sources
+    from dslint.model.resolver import Resolver
+
+    path = tmp_path / "chain.py"
+    path.write_text(source)
+    result, _ = engine.analyze(str(path), force=True)
+    project = Project.build([(str(path), result.summary, str(tmp_path))], Sources(engine.lazy_summary(), engine.source_text))
+    (key,) = project.modules
+    return Resolver(project), key
+
+
+def _module_value(resolver, key, name):
+    return resolver.project.summary(key).bindings[name][-1].value
+
+
+def test_a_question_over_its_budget_answers_unknown(tmp_path, monkeypatch):
+    """Each question a rule asks may evaluate ``FUEL`` new values: the caps on each step
+    do not bound their product (one loop of torch's own ``_dynamo`` reached 3.3 million);
+    past the budget the answer is unknown, which never becomes a finding by itself."""
+    from dslint.model import resolver as resolver_module
+    from dslint.model.objects import Lit, Top
+
+    source = "a0 = 1\n" + "".join(f"a{i} = a{i - 1}\n" for i in range(1, 40))
+    resolver, key = _resolver(tmp_path, source)
+    assert [f.obj for f in resolver.eval(_module_value(resolver, key, "a39"), resolver.context(key))] == [Lit(1)]
+
+    monkeypatch.setattr(resolver_module, "FUEL", 10)
+    resolver, key = _resolver(tmp_path, source)
+    answer = [f.obj for f in resolver.eval(_module_value(resolver, key, "a39"), resolver.context(key))]
+    assert answer and all(isinstance(obj, Top) for obj in answer)
+    resolver.eval(_module_value(resolver, key, "a5"), resolver.context(key))  # a new question: a new budget
+    assert [f.obj for f in resolver.eval(_module_value(resolver, key, "a5"), resolver.context(key))] == [Lit(1)]
+
+
+def test_displays_built_from_displays_are_read_once_each(tmp_path, monkeypatch):
+    """``p30 = (*p29, *p29)``: each display is read once (memoised), not once per way to it
+    (2**30 reads: ``path = (*path, key)`` in recursive code hung a run over torch's sources)."""
+    from dslint.model.objects import Lit
+    from dslint.model.resolver import Resolver
+
+    source = "p0 = (1,)\n" + "".join(f"p{i} = (*p{i - 1}, *p{i - 1})\n" for i in range(1, 31))
+    resolver, key = _resolver(tmp_path, source)
+    reads = []
+    written = Resolver._written_items
+
+    def counted(self, container):
+        reads.append(container)
+        return written(self, container)
+
+    monkeypatch.setattr(Resolver, "_written_items", counted)
+    (display,) = resolver.eval(_module_value(resolver, key, "p30"), resolver.context(key))
+    assert [f.obj for f in resolver.iterate(display)] == [Lit(1)]
+    assert len(reads) <= 40  # linear in the displays (a display with no starred item is not memoised)

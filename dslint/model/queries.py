@@ -22,7 +22,7 @@ import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop, Span
-from ..analysis.values import (Attr, Call, Const, DictDisplay, FunctionRef, Imported, Item, Name, Op, Part, Seq, Starred,
+from ..analysis.values import (Attr, Call, Const, DictDisplay, Element, FunctionRef, Imported, Item, Name, Op, Part, Seq, Starred,
                                dotted, last_name, same_value)
 from . import externals, mmconfig
 from .effects import SHARDING_NAMES, datasets_pool, main_process_only
@@ -2561,13 +2561,16 @@ def _scope_bindings(model: Model, ctx: Ctx, function):
 
 
 def _int_key(model: Model, key, ctx: Ctx) -> bool:
-    """A subscript key known to be an int (``worst = int(loss.argmax())``): basic indexing,
+    """A subscript key known to be an int (``worst = int(loss.argmax())``, the variable of a
+    loop over ``range(...)`` or over a flattened tensor's ``.tolist()``): basic indexing,
     which returns a view of the same storage."""
-    function = model.project.function(ctx.module, ctx.scope)
-    if isinstance(key, Name) and function is not None:
-        bindings = function.bindings.get(key.id, ())
-        if len(bindings) == 1 and bindings[0].kind == "assign":
-            key = bindings[0].value
+    if isinstance(key, Name):
+        bindings, blocks = _scope_bindings(model, ctx, model.project.function(ctx.module, ctx.scope))
+        found = reaching(bindings.get(key.id, ()), key.pos, blocks) if key.id in bindings else ()
+        if found and all(b.kind == "loop" and _int_elements(model, b.value, ctx) for b in found):
+            return True
+        if len(found) == 1 and found[0].kind == "assign":
+            key = found[0].value
     if isinstance(key, Call):
         site = model.project.summary(ctx.module).calls[key.index]
         if isinstance(site.func, Attr):
@@ -2576,6 +2579,29 @@ def _int_key(model: Model, key, ctx: Ctx) -> bool:
     found = model.resolver.eval(key, ctx)
     return bool(found) and all(type(f.obj) is Lit and type(f.obj.value) is int for f in found)
 
+
+
+FLATTENING = frozenset({"flatten", "ravel", "squeeze", "view", "reshape"})  # methods that can make a tensor 1-D
+
+
+def _int_elements(model: Model, value, ctx: Ctx) -> bool:
+    """A loop's elements are ints: it runs over ``range(...)``, or over ``.tolist()`` of a
+    tensor flattened on the way (``torch.nonzero(hits).flatten().tolist()``; a 2-D one's
+    ``tolist()`` gives lists, and indexing with a list copies)."""
+    if type(value) is not Element or type(value.base) is not Call:
+        return False
+    calls = model.project.summary(ctx.module).calls
+    site = calls[value.base.index]
+    if type(site.func) is Name and site.func.id == "range":
+        return any(isinstance(f.obj, Ext) and f.obj.qualname == "builtins.range" for f in model.resolver.eval(site.func, ctx))
+    if type(site.func) is not Attr or site.func.name != "tolist" or site.args:
+        return False
+    base = site.func.base
+    while type(base) is Call and type(calls[base.index].func) is Attr:
+        if calls[base.index].func.name in FLATTENING:
+            return True
+        base = calls[base.index].func.base
+    return False
 
 
 def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:
@@ -2629,17 +2655,22 @@ def _tensor_batches(model: Model, loader) -> str:
     one of the project's whose ``__getitem__`` returns only tensors and numbers; or the
     loader's ``collate_fn`` is a project function that returns only torch-made tensors."""
     collate = model.argument(loader, "collate_fn")
-    if collate is not None:
+    regrouping = collate is not None and _regrouping_collate(model, collate)
+    if collate is not None and not regrouping:
         return _tensor_collate(model, collate)
     names = set()
     for found in model.value(loader, "dataset"):
         obj = found.obj
-        method = _tensor_items(model, obj) if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else None
+        method = _tensor_items(model, obj, regrouping) if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else None
         if method is not None:
             gives = "yields" if method == "__iter__" else "returns"
-            names.add(f"`{obj.cls.qualname}.{method}` {gives} tensors, arrays and numbers, which the default collate "
+            names.add(f"`{obj.cls.qualname}.{method}` {gives} tensors, which the loader's `collate_fn` regroups "
+                      f"unchanged" if regrouping else
+                      f"`{obj.cls.qualname}.{method}` {gives} tensors, arrays and numbers, which the default collate "
                       f"function batches into tensors")
             continue
+        if regrouping:
+            return ""
         if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
             return ""
         name = obj.cls.qualname
@@ -2668,11 +2699,44 @@ def _tensor_collate(model: Model, collate: Results) -> str:
     return f"the loader's `collate_fn`, `{function.name}`, returns tensors made by torch"
 
 
-def _tensor_items(model: Model, dataset: Inst) -> Optional[str]:
+def _regrouping_collate(model: Model, collate: Results) -> bool:
+    """A ``collate_fn`` that returns its samples regrouped and unchanged: one project function
+    whose every return is ``tuple(zip(*batch))`` or ``list(zip(*batch))`` of its parameter
+    (the detection loaders' collate function)."""
+    if len(collate) != 1 or not isinstance(collate[0].obj, Func):
+        return False
+    func = collate[0].obj
+    function = model.function_summary(func)
+    if function is None or function.is_generator or not function.returns or not function.params:
+        return False
+    calls = model.project.summary(func.module).calls
+    ctx = model.resolver.context(func.module, func.qualname)
+    for value in function.returns:
+        if type(value) is not Call or type(calls[value.index].func) is not Name:
+            return False
+        outer = calls[value.index]
+        if outer.func.id not in ("tuple", "list") or len(outer.args) != 1 or outer.keywords \
+                or type(outer.args[0]) is not Call:
+            return False
+        inner = calls[outer.args[0].index]
+        if type(inner.func) is not Name or inner.func.id != "zip" or len(inner.args) != 1 \
+                or type(inner.args[0]) is not Starred or type(inner.args[0].value) is not Name \
+                or inner.args[0].value.id != function.params[0].name:
+            return False
+        named = {"tuple": "builtins.tuple", "list": "builtins.list", "zip": "builtins.zip"}
+        for site in (outer, inner):
+            if not all(isinstance(f.obj, Ext) and f.obj.qualname == named[site.func.id]
+                       for f in model.resolver.eval(site.func, ctx)):
+                return False
+    return True
+
+
+def _tensor_items(model: Model, dataset: Inst, strict: bool = False) -> Optional[str]:
     """The method (``__getitem__``, or the ``__iter__`` generator of a stream) when every item
     it gives is a tensor, a numpy array or a number (``torch.from_numpy(x), int(label)``,
-    ``{"image": self.tf(img)}`` with a ``Compose`` ending in ``ToTensor()``): the default
-    collate function makes each a tensor. None otherwise."""
+    ``{"image": self.tf(img)}`` with a ``Compose`` ending in ``ToTensor()``, a dict of them):
+    the default collate function makes each a tensor. ``strict``: tensors only (a collate
+    function that regroups the samples leaves arrays and numbers as they are). None otherwise."""
     name = "__getitem__"
     method = model.resolver.method(dataset.cls, name)
     if method is None:
@@ -2687,6 +2751,10 @@ def _tensor_items(model: Model, dataset: Inst) -> Optional[str]:
     index = function.params[1].name if len(function.params) > 1 and name == "__getitem__" else None
     for value in function.returns:
         for part in _held_parts(value):
+            if strict:
+                if not _all_tensors(model, model.resolver.eval(part, ctx), 0):
+                    return None
+                continue
             if type(part) is Const and type(part.value) in (int, float):
                 continue
             if type(part) is Name and part.id == index and len(function.bindings.get(index, ())) == 1:
@@ -2694,11 +2762,42 @@ def _tensor_items(model: Model, dataset: Inst) -> Optional[str]:
             if type(part) is Call and any(isinstance(f.obj, Ext) and f.obj.qualname in NUMBERS
                                           for f in model.resolver.eval(calls[part.index].func, ctx)):
                 continue
-            results = model.resolver.eval(part, ctx)
-            if not results or not all(_made_tensor(f.obj) or _transformed_tensor(model, f.obj) or _numpy_value(f.obj)
-                                      or made_number(f.obj) for f in results):
+            if not _all_tensors(model, model.resolver.eval(part, ctx), 0, collated=True):
                 return None
     return name
+
+
+def _all_tensors(model: Model, results, depth: int, collated: bool = False) -> bool:
+    """Every answer is a tensor, or a dict/tuple/list display holding only tensors;
+    ``collated``: or what the default collate function makes a tensor of (an array, a number)."""
+    return bool(results) and all(
+        _made_tensor(f.obj) or _vision_tensor(f.obj) or _transformed_tensor(model, f.obj)
+        or (collated and (_numpy_value(f.obj) or made_number(f.obj)))
+        or (depth < 3 and _tensor_display(f.obj)
+            and _all_tensors(model, model.resolver.container_values(f.obj), depth + 1, collated))
+        for f in results)
+
+
+def _tensor_display(obj) -> bool:
+    return isinstance(obj, Container) and type(obj.value) in (DictDisplay, Seq) and obj.kind in ("dict", "tuple", "list")
+
+
+# torchvision functions that return a tensor whatever image they are given
+TENSOR_FUNCTIONS = frozenset({
+    "torchvision.transforms.functional.to_tensor", "torchvision.transforms.functional.pil_to_tensor",
+    "torchvision.transforms.v2.functional.to_image", "torchvision.transforms.v2.functional.pil_to_tensor",
+    "torchvision.io.read_image", "torchvision.io.decode_image", "torchvision.io.image.read_image",
+    "torchvision.io.image.decode_image"})
+
+
+def _vision_tensor(obj) -> bool:
+    """What one of ``TENSOR_FUNCTIONS`` returns (``TF.to_tensor(img)``), or tensor methods of it."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)) or not obj.cls.qualname.startswith("torchvision."):
+        return False
+    made, _, rest = obj.cls.qualname.partition("().")
+    if not rest:
+        return obj.cls.qualname in TENSOR_FUNCTIONS
+    return made in TENSOR_FUNCTIONS and all(_called(part) in TENSOR_RESULTS for part in rest.split("."))
 
 
 def _numpy_value(obj) -> bool:

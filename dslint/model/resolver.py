@@ -82,6 +82,12 @@ MAX_ITEM_STORES = 200  # ``x[k] = v`` statements of a module evaluated to find d
 MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the callers are not all known
 MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
 MAX_EVAL_DEPTH = 70  # nested evaluations
+# Values one question of a rule may evaluate (each memoised for the run). The caps above
+# bound each step, but not their product: a parameter of a method called from many places,
+# on objects of many classes, can reach millions of call contexts (torch's own
+# ``torch/_dynamo``: 3.3 million values for one loop). The largest question on the
+# data-heavy tree evaluates about 2,500; beyond the budget, what is left stays unknown.
+FUEL = 20000
 MAX_INHERITANCE = 4  # subclass levels between a base's ``__init__`` and a construction that runs it
 CLICK_PARAMETERS = frozenset({"option", "argument"})
 MAX_HEIRS_SETTING = 3  # subclasses setting an attribute their base never sets, for it to take their values
@@ -105,6 +111,8 @@ def bounded(default):
         def step(self, *args, **kwargs):
             if self._depth > MAX_EVAL_DEPTH:
                 return default
+            if not self._depth:
+                self._fuel = FUEL  # a question a rule asks: a new budget
             self._depth += 1
             try:
                 return method(self, *args, **kwargs)
@@ -242,6 +250,7 @@ class Resolver:
         self.libraries = libraries or Libraries()
         self._memo: Dict[Ctx, Dict[int, Tuple[Value, Optional[Results]]]] = {}
         self._depth = 0
+        self._fuel = FUEL
         self._callers: Dict[Func, Tuple[Tuple[SiteRef, Optional[Obj]], ...]] = {}
         self._callers_cut: Set[Func] = set()
         self._super_sites: Optional[Dict[SiteRef, Inst]] = None
@@ -272,6 +281,9 @@ class Resolver:
         self._heirs: Optional[Dict[str, List[Tuple[str, ClassSummary]]]] = None  # base's last name → (module, class)
         self._subclasses: Dict[Cls, List[Cls]] = {}
         self._overrides_of: Dict[Tuple[Func, Cls], Optional[List[Tuple[Cls, Func]]]] = {}
+        self._appended: Dict[tuple, object] = {}
+        self._display_memo: Dict[Container, object] = {}
+        self._display_names_of: Dict[Tuple[str, str], Dict[int, Set[str]]] = {}
 
     # entry -----------------------------------------------------------------------------
     def context(self, module: str, scope: str = "") -> Ctx:
@@ -295,6 +307,11 @@ class Resolver:
             return found[1] if found[1] is not None else UNKNOWN_RESULT  # None: being evaluated (a cycle)
         if self._depth > MAX_EVAL_DEPTH:
             return UNKNOWN_RESULT
+        if not self._depth:
+            self._fuel = FUEL  # a question a rule asks: a new budget
+        elif self._fuel <= 0:
+            return UNKNOWN_RESULT  # this question has evaluated enough: the rest stays unknown (not memoised)
+        self._fuel -= 1
         memo[key] = (value, None)  # the recursion guard lives in the memo: one lookup less per call
         self._depth += 1
         try:
@@ -1977,7 +1994,23 @@ class Resolver:
         return UNKNOWN_RESULT
 
     def _display_items(self, container: Container) -> Results:
-        """The items a list/tuple/set display writes out (``[*head, x]`` holds those of ``head``)."""
+        """The items a list/tuple/set display writes out (``[*head, x]`` holds those of ``head``).
+        Memoised: displays built from displays (``path = (*path, key)`` in a recursion) are
+        asked again along every way to them (a cycle through one answers unknown)."""
+        found = self._display_memo.get(container)
+        if found is not None:
+            return UNKNOWN_RESULT if found is IN_PROGRESS else found
+        if not container.value.items or not any(type(v) is Starred for v in container.value.items):
+            return self._written_items(container)  # no display inside: nothing to share
+        self._display_memo[container] = IN_PROGRESS
+        try:
+            found = self._display_memo[container] = self._written_items(container)
+        except BaseException:
+            del self._display_memo[container]
+            raise
+        return found
+
+    def _written_items(self, container: Container) -> Results:
         ctx = container.ctx
         return join(join(self._spread(f) for f in self.eval(v.value, ctx)) if type(v) is Starred else self.eval(v, ctx)
                     for v in container.value.items)
@@ -1999,14 +2032,41 @@ class Resolver:
         """Values ``append``/``extend``/``insert`` add to a list display held by a local name of
         its function, or (not ``in_loops``, or ``attributes``) by an attribute it stores the
         display in (``self.ops = []`` ... ``self.ops.append(f)``); ``in_loops``: only the calls
-        made in a loop, one element per pass."""
+        made in a loop, one element per pass. Memoised: asked again for every evaluation of a
+        loop over the list (a cycle through it answers unknown)."""
+        key = (container, in_loops, attributes)
+        found = self._appended.get(key)
+        if found is not None:
+            return UNKNOWN_RESULT if found is IN_PROGRESS else found
+        self._appended[key] = IN_PROGRESS
+        try:
+            found = self._appended[key] = self._appended_to(container, in_loops, attributes)
+        except BaseException:
+            del self._appended[key]
+            raise
+        return found
+
+    def _display_names(self, module: str, function: FunctionSummary) -> Dict[int, Set[str]]:
+        """id of a list display → the local names of ``function`` bound to it (``ops = []``,
+        ``xs, ys = [], []``): indexed once per function."""
+        key = (module, function.qualname)
+        found = self._display_names_of.get(key)
+        if found is None:
+            found = self._display_names_of[key] = {}
+            for name, bindings in function.bindings.items():
+                for binding in bindings:
+                    for value in (binding.value, _unpacked(binding.value)):
+                        if type(value) is Seq:
+                            found.setdefault(id(value), set()).add(name)
+        return found
+
+    def _appended_to(self, container: Container, in_loops: bool, attributes: bool) -> Results:
         ctx = container.ctx
         function = self.project.function(ctx.module, ctx.scope) if ctx.scope else None
         if function is None or not isinstance(container.value, Seq) or container.value.kind != "list":
             return ()
         display = container.value
-        names = {name for name, bindings in function.bindings.items()
-                 if any(b.value is display or _unpacked(b.value) is display for b in bindings)}
+        names = self._display_names(ctx.module, function).get(id(display), ())
         # per-pass appends (``in_loops``: DSL501's per-sample records) only through local names:
         # an attribute filled in a loop is as often one entry per class or patch size
         attrs = self._stored_display(ctx.module).get(id(container.value), ()) if attributes or not in_loops else ()
