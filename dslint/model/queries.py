@@ -22,8 +22,8 @@ import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop, Span
-from ..analysis.values import (Attr, Call, Const, DictDisplay, Element, FunctionRef, Imported, Item, Name, Op, Part, Seq, Starred,
-                               dotted, last_name, same_value)
+from ..analysis.values import (Attr, Call, Const, DictDisplay, Element, FunctionRef, Imported, Item, Name, Op, Part, Seq,
+                               Starred, dotted, last_name, same_value)
 from . import externals, mmconfig
 from .effects import SHARDING_NAMES, datasets_pool, main_process_only
 from .externals import device_kind, device_target, truthiness
@@ -2580,7 +2580,6 @@ def _int_key(model: Model, key, ctx: Ctx) -> bool:
     return bool(found) and all(type(f.obj) is Lit and type(f.obj.value) is int for f in found)
 
 
-
 FLATTENING = frozenset({"flatten", "ravel", "squeeze", "view", "reshape"})  # methods that can make a tensor 1-D
 
 
@@ -2653,7 +2652,8 @@ def _tensor_batches(model: Model, loader) -> str:
     """"its dataset is a `TensorDataset`" when every batch part is a tensor: the default
     collate function makes the batches of a dataset that is a tensor, a ``TensorDataset``, or
     one of the project's whose ``__getitem__`` returns only tensors and numbers; or the
-    loader's ``collate_fn`` is a project function that returns only torch-made tensors."""
+    loader's ``collate_fn`` is a project function that returns only torch-made tensors, or
+    one that regroups the samples unchanged over a dataset whose items are only tensors."""
     collate = model.argument(loader, "collate_fn")
     regrouping = collate is not None and _regrouping_collate(model, collate)
     if collate is not None and not regrouping:
