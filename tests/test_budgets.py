@@ -150,3 +150,28 @@ def test_displays_built_from_displays_are_read_once_each(tmp_path, monkeypatch):
     (display,) = resolver.eval(_module_value(resolver, key, "p30"), resolver.context(key))
     assert [f.obj for f in resolver.iterate(display)] == [Lit(1)]
     assert len(reads) <= 40  # linear in the displays (a display with no starred item is not memoised)
+
+
+def test_an_iterator_that_wraps_itself_is_not_an_internal_error(tmp_path):
+    """A recursive generator rebinding its parameter to ``iter()`` of it (the stdlib's
+    ``test_set.powerset``) makes an iteration wrapper that wraps itself: DSL101's test for
+    batch items follows wrappers a bounded number deep (it recursed until RecursionError,
+    and the whole run ended in an internal error)."""
+    (tmp_path / "walk.py").write_text(
+        "from torch.utils.data import DataLoader\n\n\n"
+        "def powerset(items):\n"
+        "    items = iter(items)\n"
+        "    try:\n"
+        "        first = frozenset([next(items)])\n"
+        "        for subset in powerset(items):\n"
+        "            yield subset\n"
+        "            yield subset | first\n"
+        "    except StopIteration:\n"
+        "        yield frozenset()\n\n\n"
+        "def main(loader: DataLoader):\n"
+        "    for batch in loader:\n"
+        "        print(batch, list(powerset(range(3))))\n"
+        "    return DataLoader(batch, persistent_workers=True)\n"
+    )
+    found = lint_json(".", cwd=tmp_path)
+    assert [(f["filename"], f["location"]["row"], f["code"]) for f in found] == [("walk.py", 18, "DSL201")]

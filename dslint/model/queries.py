@@ -619,20 +619,21 @@ class Model:
                     out.append((element.obj.loader, element.trail))
         return out
 
-    def _batch_items(self, found) -> bool:
+    def _batch_items(self, found, depth: int = 0) -> bool:
         """Batch data, not a loader: a batch, a container of what came out of batches
         (``kept = [t[:n] for t, n in zip(targets, lengths)]``), or either wrapped for iteration
-        (``enumerate(lengths)`` of a batch's field)."""
+        (``enumerate(lengths)`` of a batch's field). Wrappers are followed ``MAX_WRAPPERS`` deep:
+        one rebound in a loop (``pairs = zip(pairs, xs)``) wraps itself."""
         obj = found.obj
         if isinstance(obj, Batch):
             return True
         if isinstance(obj, Container):
             items = self.resolver.iterate(found)
             return bool(items) and all(isinstance(item.obj, Batch) for item in items)
-        if not isinstance(obj, Inst) or not isinstance(obj.cls, Ext):
+        if not isinstance(obj, Inst) or not isinstance(obj.cls, Ext) or depth > MAX_WRAPPERS:
             return False
         wrapped = self.resolver.libraries.wrapped_iterables(self.resolver, obj)
-        return bool(wrapped) and all(self._batch_items(f) for f in wrapped)
+        return bool(wrapped) and all(self._batch_items(f, depth + 1) for f in wrapped)
 
     def iterations_of(self, loader) -> List[Iteration]:
         base = loader_facts.base_loader(loader)
@@ -2580,6 +2581,7 @@ def _int_key(model: Model, key, ctx: Ctx) -> bool:
     return bool(found) and all(type(f.obj) is Lit and type(f.obj.value) is int for f in found)
 
 
+MAX_WRAPPERS = 8  # iteration wrappers around wrappers (``enumerate(zip(tqdm(...)))``) followed by ``_batch_items``
 FLATTENING = frozenset({"flatten", "ravel", "squeeze", "view", "reshape"})  # methods that can make a tensor 1-D
 
 
