@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
-from .values import Value
+from .values import Name, Value
 
 
 class Span(NamedTuple):
@@ -100,6 +100,16 @@ class AttrStore(NamedTuple):
     block: int = -1  # the innermost conditional block of its scope it is made in (-1: always runs)
     key: Optional[Value] = None  # for ``target[key] = value``
     fills: bool = False  # made directly in the body of ``if target.attr == 0:`` (or None, or falsy)
+
+
+def bound_once(value: Value, scope) -> Value:
+    """What a local name is bound to when ``scope`` (a function's or a module's summary, or
+    None) binds it once, by an assignment (else the value itself)."""
+    if type(value) is Name and scope is not None:
+        bindings = scope.bindings.get(value.id, ())
+        if len(bindings) == 1 and bindings[0].kind == "assign":
+            return bindings[0].value
+    return value
 
 
 @dataclass

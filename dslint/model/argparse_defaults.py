@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Set
 
+from ..analysis.summary import bound_once
 from ..analysis.values import Attr, Call, Const, Name, Op, last_name
 from .objects import UNKNOWN_RESULT, Cls, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step, join
 
@@ -116,7 +117,8 @@ def _field_loops(resolver: "Resolver"):
         if last_name(fields_site.func) != "fields" or len(fields_site.args) != 1:
             continue
         flag, default = site.args[0], dict((k, v) for k, v in site.keywords if k).get("default")
-        default = _bound_once(resolver, ref.module, site.scope, default)
+        scope = resolver.project.function(ref.module, site.scope) if site.scope else resolver.project.summary(ref.module)
+        default = bound_once(default, scope)  # ``value = getattr(defaults, f.name)``, then ``default=value``
         own = Attr(Name(loop.target), "name")
         calls = resolver.project.summary(ref.module).calls
         if type(flag) is not Op or flag.op not in ("fstr", "+") or not any(
@@ -132,18 +134,6 @@ def _field_loops(resolver: "Resolver"):
         if holder is not None:
             found.append((ref, site, loop, holder))
     return found
-
-
-def _bound_once(resolver: "Resolver", module: str, scope: str, value):
-    """The value a local name is assigned once in ``scope`` (``value = getattr(defaults,
-    f.name)`` in the loop, then ``default=value``), else ``value`` itself."""
-    if type(value) is not Name:
-        return value
-    holder = resolver.project.function(module, scope) if scope else resolver.project.summary(module)
-    bindings = holder.bindings.get(value.id, ()) if holder is not None else ()
-    if len(bindings) == 1 and bindings[0].kind == "assign":
-        return bindings[0].value
-    return value
 
 
 def _getattr_holder(calls, default, own):

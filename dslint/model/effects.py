@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, Optional, Set, Tuple
 
-from ..analysis.summary import CallSite, Span
+from ..analysis.summary import CallSite, Span, bound_once
 from ..analysis.values import NONE, UNKNOWN, Attr, Call, Const, Imported, Name, Starred, Unknown, last_name
 from .externals import device_kind, device_target
 from .objects import Cls, Ctx, Ext, Func, Inst, Lit, PositiveInt, SiteRef
@@ -482,15 +482,6 @@ def _worker_dataset(value, function, summary) -> bool:
     value = bound_once(value, function)
     return (type(value) is Attr and value.name == "dataset"
             and _is_worker_info(bound_once(value.base, function), summary))
-
-
-def bound_once(value, function):
-    """What a local name is bound to when it is bound once (else the value itself)."""
-    if type(value) is Name and function is not None:
-        bindings = function.bindings.get(value.id, ())
-        if len(bindings) == 1 and bindings[0].kind == "assign":
-            return bindings[0].value
-    return value
 
 
 def _is_worker_info(value, summary) -> bool:

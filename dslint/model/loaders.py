@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from ..analysis.values import Attr, Call, Const, DictDisplay, Item, Name, Op, Starred, last_name, same_value
 from . import configfiles, mmconfig
-from .effects import bound_once
+from ..analysis.summary import bound_once
 from .externals import overridable, truthiness
 from .libraries import DATALOADER_POSITIONAL, TRAINERS, matches
 from .objects import (UNKNOWN_RESULT, Cls, Config, Container, Ctx, Ext, Found, Inst, Kwargs, Lit, Managed, PositiveInt,

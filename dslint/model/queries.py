@@ -2666,10 +2666,9 @@ def _tensor_batches(model: Model, loader) -> str:
         method = _tensor_items(model, obj, regrouping) if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else None
         if method is not None:
             gives = "yields" if method == "__iter__" else "returns"
-            names.add(f"`{obj.cls.qualname}.{method}` {gives} tensors, which the loader's `collate_fn` regroups "
-                      f"unchanged" if regrouping else
-                      f"`{obj.cls.qualname}.{method}` {gives} tensors, arrays and numbers, which the default collate "
-                      f"function batches into tensors")
+            batched = ("tensors, which the loader's `collate_fn` regroups unchanged" if regrouping else
+                       "tensors, arrays and numbers, which the default collate function batches into tensors")
+            names.add(f"`{obj.cls.qualname}.{method}` {gives} {batched}")
             continue
         if regrouping:
             return ""
@@ -2686,11 +2685,8 @@ def _tensor_collate(model: Model, collate: Results) -> str:
     """"`collate_graphs` returns tensors" when the collate function is one project function
     whose every return is a tensor, or a tuple, list or dict display of tensors made by torch
     (``{"x": torch.cat(xs), "y": torch.stack(ys)}``)."""
-    if len(collate) != 1 or not isinstance(collate[0].obj, Func):
-        return ""
-    func = collate[0].obj
-    function = model.function_summary(func)
-    if function is None or function.is_generator or not function.returns:
+    func, function = _collate_function(model, collate)
+    if function is None:
         return ""
     ctx = model.resolver.context(func.module, func.qualname)
     for value in function.returns:
@@ -2701,15 +2697,26 @@ def _tensor_collate(model: Model, collate: Results) -> str:
     return f"the loader's `collate_fn`, `{function.name}`, returns tensors made by torch"
 
 
+def _collate_function(model: Model, collate: Results) -> Tuple[Optional[Func], Optional[FunctionSummary]]:
+    """The one project function a ``collate_fn`` is, when it returns (not a generator), else Nones."""
+    if len(collate) != 1 or not isinstance(collate[0].obj, Func):
+        return None, None
+    func = collate[0].obj
+    function = model.function_summary(func)
+    if function is None or function.is_generator or not function.returns:
+        return None, None
+    return func, function
+
+
+REGROUPING_BUILTINS = {"tuple": "builtins.tuple", "list": "builtins.list", "zip": "builtins.zip"}
+
+
 def _regrouping_collate(model: Model, collate: Results) -> bool:
     """A ``collate_fn`` that returns its samples regrouped and unchanged: one project function
     whose every return is ``tuple(zip(*batch))`` or ``list(zip(*batch))`` of its parameter
     (the detection loaders' collate function)."""
-    if len(collate) != 1 or not isinstance(collate[0].obj, Func):
-        return False
-    func = collate[0].obj
-    function = model.function_summary(func)
-    if function is None or function.is_generator or not function.returns or not function.params:
+    func, function = _collate_function(model, collate)
+    if function is None or not function.params:
         return False
     calls = model.project.summary(func.module).calls
     ctx = model.resolver.context(func.module, func.qualname)
@@ -2725,9 +2732,8 @@ def _regrouping_collate(model: Model, collate: Results) -> bool:
                 or type(inner.args[0]) is not Starred or type(inner.args[0].value) is not Name \
                 or inner.args[0].value.id != function.params[0].name:
             return False
-        named = {"tuple": "builtins.tuple", "list": "builtins.list", "zip": "builtins.zip"}
         for site in (outer, inner):
-            if not all(isinstance(f.obj, Ext) and f.obj.qualname == named[site.func.id]
+            if not all(isinstance(f.obj, Ext) and f.obj.qualname == REGROUPING_BUILTINS[site.func.id]
                        for f in model.resolver.eval(site.func, ctx)):
                 return False
     return True

@@ -222,6 +222,21 @@ BAG_COPIES = frozenset({"clone", "copy", "deepcopy"})
 # Outside bases that give their subclasses no attributes of their own
 BARE_BASES = frozenset({"abc.ABC", "builtins.object", "typing.Generic", "typing.Protocol"})
 IN_PROGRESS = object()  # a memo entry being computed (a cycle answers unknown)
+
+
+def memoised(memo: dict, key, compute, *args):
+    """``compute(*args)``, once per ``key`` of ``memo``; a cycle back to ``key`` while it is
+    being computed answers unknown."""
+    if key in memo:
+        found = memo[key]
+        return UNKNOWN_RESULT if found is IN_PROGRESS else found
+    memo[key] = IN_PROGRESS
+    try:
+        found = memo[key] = compute(*args)
+    except BaseException:
+        del memo[key]
+        raise
+    return found
 ALL_VARARGS = "*"  # ``vararg_at``'s index for every positional a ``*args`` collects
 
 
@@ -1997,18 +2012,9 @@ class Resolver:
         """The items a list/tuple/set display writes out (``[*head, x]`` holds those of ``head``).
         Memoised: displays built from displays (``path = (*path, key)`` in a recursion) are
         asked again along every way to them (a cycle through one answers unknown)."""
-        found = self._display_memo.get(container)
-        if found is not None:
-            return UNKNOWN_RESULT if found is IN_PROGRESS else found
         if not container.value.items or not any(type(v) is Starred for v in container.value.items):
             return self._written_items(container)  # no display inside: nothing to share
-        self._display_memo[container] = IN_PROGRESS
-        try:
-            found = self._display_memo[container] = self._written_items(container)
-        except BaseException:
-            del self._display_memo[container]
-            raise
-        return found
+        return memoised(self._display_memo, container, self._written_items, container)
 
     def _written_items(self, container: Container) -> Results:
         ctx = container.ctx
@@ -2034,17 +2040,8 @@ class Resolver:
         display in (``self.ops = []`` ... ``self.ops.append(f)``); ``in_loops``: only the calls
         made in a loop, one element per pass. Memoised: asked again for every evaluation of a
         loop over the list (a cycle through it answers unknown)."""
-        key = (container, in_loops, attributes)
-        found = self._appended.get(key)
-        if found is not None:
-            return UNKNOWN_RESULT if found is IN_PROGRESS else found
-        self._appended[key] = IN_PROGRESS
-        try:
-            found = self._appended[key] = self._appended_to(container, in_loops, attributes)
-        except BaseException:
-            del self._appended[key]
-            raise
-        return found
+        return memoised(self._appended, (container, in_loops, attributes), self._appended_to, container, in_loops,
+                        attributes)
 
     def _display_names(self, module: str, function: FunctionSummary) -> Dict[int, Set[str]]:
         """id of a list display → the local names of ``function`` bound to it (``ops = []``,
@@ -2165,19 +2162,7 @@ class Resolver:
         """``args[index]`` of a bound ``*args``: the caller's positional argument there, or
         None when the caller passed fewer (memoised: forwarding chains ``f(*args)`` →
         ``g(*args)`` reach the same question from many callers)."""
-        key = (varargs, index)
-        memo = self._varargs
-        if key in memo:
-            found = memo[key]
-            return found if found is not IN_PROGRESS else UNKNOWN_RESULT
-        memo[key] = IN_PROGRESS
-        try:
-            found = self._vararg_at(varargs, index)
-        except BaseException:
-            del memo[key]
-            raise
-        memo[key] = found
-        return found
+        return memoised(self._varargs, (varargs, index), self._vararg_at, varargs, index)
 
     @bounded(UNKNOWN_RESULT)
     def _vararg_at(self, varargs: Varargs, index: int) -> Optional[Results]:
