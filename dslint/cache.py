@@ -295,7 +295,7 @@ class Cache:
                 writing.make_folder(top, self.name)
                 inner = writing.open_folder(self.name, top)
                 try:
-                    writing.replace_in(inner, self.key, data, mode=0o600)
+                    writing.replace_in(inner, self.key, data, mode=0o600, durable=False)
                 finally:
                     writing.close_folder(inner)
             finally:

@@ -13,7 +13,7 @@ import functools
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import sourcefile
 from .paths import absolute, known
@@ -235,10 +235,11 @@ class Discovery:
                 found.append((target, os.path.islink(target)))
         return _once_each(found)
 
-    def _walk(self, top: str) -> Iterator[Tuple[str, bool]]:
-        visited = set()
+    def _walk(self, top: str) -> List[Tuple[str, bool]]:
+        found: List[Tuple[str, bool]] = []
         ignores: List[GitIgnore] = self._parent_ignores(top)
-        yield from self._walk_dir(top, ignores, visited, os.path.islink(top.rstrip(os.sep) or top))
+        self._walk_dir(top, ignores, set(), os.path.islink(top.rstrip(os.sep) or top), found)
+        return found
 
     def _parent_ignores(self, top: str) -> List[GitIgnore]:
         if not self.respect_gitignore:
@@ -265,7 +266,10 @@ class Discovery:
                 verdict = result
         return verdict
 
-    def _walk_dir(self, folder: str, ignores: List[GitIgnore], visited, linked: bool) -> Iterator[Tuple[str, bool]]:
+    def _walk_dir(self, folder: str, ignores: List[GitIgnore], visited, linked: bool,
+                  found: List[Tuple[str, bool]]) -> None:
+        """Append the files under ``folder`` to ``found``, in order (a list, not a generator:
+        each item a recursive generator yields passes through every level above it)."""
         try:
             info = os.stat(folder)  # the folder itself, whichever links led here: one system call, no realpath
             # a file system without inode numbers (FAT, some network drives) reports 0: its real path instead
@@ -288,12 +292,14 @@ class Discovery:
         absolute_folder = absolute(folder)
         root, patterns = self._rules_at(absolute_folder)
         for entry in entries:
-            path = os.path.normpath(entry.path)
-            full = os.path.join(absolute_folder, entry.name)  # abspath(path): a listed name is one plain part
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
+            if not is_dir and not entry.name.endswith(SUFFIXES):
+                continue  # most entries of a tree: nothing more to ask of them
+            path = os.path.normpath(entry.path)
+            full = os.path.join(absolute_folder, entry.name)  # abspath(path): a listed name is one plain part
             is_link = entry.is_symlink()
             if is_dir:
                 if _matches_any(full, root, DEFAULT_EXCLUDES) or _matches_any(full, root, patterns):
@@ -303,8 +309,8 @@ class Discovery:
                 if is_link and not self.inside(path):
                     self._refuse_link(path)
                     continue
-                yield from self._walk_dir(path, ignores, visited, linked or is_link)
-            elif entry.name.endswith(SUFFIXES):
+                self._walk_dir(path, ignores, visited, linked or is_link, found)
+            else:
                 if _matches_any(full, root, patterns) or self._ignored(full, False, ignores):
                     continue
                 if is_link and not os.path.exists(path):
@@ -321,7 +327,7 @@ class Discovery:
                     self.problems.append((path, "not a regular file (a FIFO, socket or device)"))
                     continue
                 known(path, full)
-                yield path, linked or is_link
+                found.append((path, linked or is_link))
 
 
 def _once_each(found: Sequence[Tuple[str, bool]]) -> List[str]:

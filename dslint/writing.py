@@ -106,11 +106,13 @@ def create_in(folder: Folder, name: str, data: bytes, mode: int = 0o644) -> None
 
 
 def replace_in(folder: Folder, name: str, data: bytes, mode: int = 0o644,
-               owner: Optional[tuple] = None) -> None:
+               owner: Optional[tuple] = None, durable: bool = True) -> None:
     """Atomically make ``name`` hold ``data``: a new file beside it, then a rename.
 
     The rename replaces a link at ``name`` by the new file, never writing through it.
     ``owner``: (uid, gid) the new file must keep; PermissionError when that is not possible.
+    ``durable``: the data reaches the disk before the rename (a fixed source file); the cache
+    skips it, as a cache that a crash leaves torn fails its check and is written again.
     """
     temp, at = _at(folder, f".dslint-{os.urandom(6).hex()}.tmp")
     target, _ = _at(folder, name)
@@ -120,7 +122,8 @@ def replace_in(folder: Folder, name: str, data: bytes, mode: int = 0o644,
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
             if owner is not None and hasattr(os, "fchown"):
                 info = os.fstat(handle.fileno())
                 if (info.st_uid, info.st_gid) != owner:
