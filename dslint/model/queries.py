@@ -2431,7 +2431,8 @@ def _kept_tensor(model: Model, value, ctx: Ctx, function, loop: Loop, iteration:
             continue
         trail, evidence = view
         evidence = evidence or _concatenated(model, iteration.module, loop.scope, holder) \
-            or _used_as_tensor(model, iteration.module, loop, part) or _tensor_batches(model, iteration.loader)
+            or _used_as_tensor(model, iteration.module, loop, part) or _tensor_batches(model, iteration.loader) \
+            or _tensor_field(model, iteration.loader, _batch_path(model, part, ctx, function, 0))
         if evidence:
             return trail, evidence
     return None
@@ -2679,6 +2680,113 @@ def _tensor_batches(model: Model, loader) -> str:
             return ""
         names.add(f"the loader's dataset is a `{name.rpartition('.')[2]}(...)`, so its batches are tensors")
     return sorted(names)[0] if names else ""
+
+
+def _batch_path(model: Model, value, ctx: Ctx, function, depth: int) -> Optional[Tuple[object, ...]]:
+    """The keys and positions that lead from a batch to ``value`` (``sample["boxes"]``:
+    ``("boxes",)``; ``img`` of ``for img, (lbl, path) in loader``: ``(0,)``), through views
+    that share the storage; None when ``value`` is not such a part of the loop's batch."""
+    if depth > 8:
+        return None
+    kind = type(value)
+    if kind is Element:
+        return ()
+    if kind is Part:
+        base = _batch_path(model, value.base, ctx, function, depth + 1)
+        return None if base is None else base + (value.index,)
+    if kind is Item:
+        base = _batch_path(model, value.base, ctx, function, depth + 1) if type(value.key) is Const else None
+        return None if base is None else base + (value.key.value,)
+    if kind is Attr and value.name in VIEW_ATTRIBUTES:
+        return _batch_path(model, value.base, ctx, function, depth + 1)
+    if kind is Call:
+        call = model.project.summary(ctx.module).calls[value.index].func
+        return _batch_path(model, call.base, ctx, function, depth + 1) \
+            if isinstance(call, Attr) and call.name in SHARED_VIEWS else None
+    bindings, blocks = _scope_bindings(model, ctx, function)
+    if kind is not Name or value.id not in bindings:
+        return None
+    paths = {_batch_path(model, b.value, ctx, function, depth + 1) if b.kind in ("loop", "assign") else None
+             for b in reaching(bindings[value.id], value.pos, blocks)}
+    return paths.pop() if len(paths) == 1 else None
+
+
+def _tensor_field(model: Model, loader, path: Optional[Tuple[object, ...]]) -> str:
+    """"`Stream.__iter__` yields an array under `"boxes"`, ..." when the part of the batch at
+    ``path`` is a tensor: with the default collate function, the same part of every item the
+    dataset gives is a tensor or an array (or a number, when items are batched). Samples mix
+    kinds (``{"image": ..., "path": str}``): the part kept is what counts."""
+    if not path or model.argument(loader, "collate_fn") is not None:
+        return ""
+    batch_size = model.argument(loader, "batch_size")
+    unbatched = bool(batch_size) and all(isinstance(f.obj, Lit) and f.obj.value is None for f in batch_size)
+    names = set()
+    for found in model.value(loader, "dataset"):
+        method = _field_items(model, found.obj, path, unbatched)
+        if method is None:
+            return ""
+        names.add(method)
+    if not names:
+        return ""
+    where = "".join(f'["{key}"]' if isinstance(key, str) else f"[{key}]" for key in path)
+    what, made = ("a tensor or an array", "converts") if unbatched else ("a tensor, an array or a number", "batches")
+    return f"{sorted(names)[0]} {what} at `{where}` of each item, which the default collate function {made} " \
+           f"into a tensor"
+
+
+def _field_items(model: Model, dataset, path: Tuple[object, ...], unbatched: bool) -> Optional[str]:
+    """"`Cls.__getitem__` returns" when the project dataset's every item holds a tensor or an
+    array at ``path``; None otherwise or when unknown."""
+    if not (isinstance(dataset, Inst) and isinstance(dataset.cls, Cls)):
+        return None
+    name = "__getitem__"
+    method = model.resolver.method(dataset.cls, name)
+    if method is None:
+        name = "__iter__"
+        method = model.resolver.method(dataset.cls, name)
+    function = model.project.function(method.module, method.qualname) if method is not None else None
+    if function is None or function.is_generator != (name == "__iter__") or not function.returns \
+            or model.resolver.method(dataset.cls, "__getitems__") is not None:
+        return None
+    ctx = model.resolver.method_ctx(dataset, method.module, function)
+    for value in function.returns:
+        results = model.resolver.eval(value, ctx)
+        for key in path:
+            results = _display_part(model, results, key)
+            if results is None:
+                return None
+        numbers = [f for f in results if isinstance(f.obj, Lit) and type(f.obj.value) in (int, float)]
+        if unbatched and (numbers or any(made_number(f.obj) for f in results)):
+            return None  # without batching a number stays a number
+        rest = [f for f in results if not (isinstance(f.obj, Lit) and type(f.obj.value) in (int, float))]
+        if (rest or not numbers) and not _all_tensors(model, rest, 0, collated=True):
+            return None
+    return f"`{dataset.cls.qualname}.{name}` {'yields' if name == '__iter__' else 'returns'}"
+
+
+def _display_part(model: Model, results: Results, key) -> Optional[Results]:
+    """What every display among ``results`` holds at ``key`` (a dict display's value for a
+    constant key, a tuple or list display's item at a position before any ``*spread``);
+    None when one of them is something else, or its part cannot be told."""
+    out = []
+    for found in results:
+        obj = found.obj
+        if not isinstance(obj, Container):
+            return None
+        display = obj.value
+        if type(display) is DictDisplay and obj.kind == "dict":
+            values = [v for k, v in zip(display.keys, display.values) if type(k) is Const and k.value == key]
+            if len(values) != 1 or any(type(k) is not Const for k in display.keys):
+                return None
+        elif type(display) is Seq and obj.kind in ("tuple", "list") and type(key) is int:
+            items = display.items
+            if not 0 <= key < len(items) or any(type(v) is Starred for v in items[:key + 1]):
+                return None
+            values = [items[key]]
+        else:
+            return None
+        out.append(join(model.resolver.eval(v, obj.ctx) for v in values))
+    return join(out) if out else None
 
 
 def _tensor_collate(model: Model, collate: Results) -> str:
