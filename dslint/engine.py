@@ -363,15 +363,40 @@ def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -
         or (r.tier == prefilter.SCRIPT and entry_script(infos[r.path].key)))]
 
 
-def lazy_summary(consulted: Optional[Set[str]] = None):
-    """Summarise a file the pre-filter skipped, only when the resolver needs it."""
+def lazy_summary(consulted: Optional[Set[str]] = None, ahead=None):
+    """Summarise a file the pre-filter skipped, only when the resolver needs it (``ahead``:
+    a ``prefetch.Prefetch`` that may have done it already)."""
 
     def compute(path: str) -> Optional[ModuleSummary]:
         if consulted is not None:
             consulted.add(path)
-        return summarise_path(path).summary
+        done = ahead.take(path) if ahead is not None else None
+        return (done if done is not None else summarise_path(path)).summary
 
     return compute
+
+
+def imported_unsummarised(results: Sequence[FileResult], roots: Dict[str, str]) -> List[str]:
+    """The project files the summarised ones import that are not summarised yet, in the order
+    they are first imported: what the rules most often summarise on demand."""
+    from .model.project import Project, resolve_relative
+
+    project = Project()
+    infos = {r.path: project.add(r.path, None, roots[r.path]) for r in results}
+    by_key = {infos[r.path].key: r for r in results}
+    out: Dict[str, None] = {}
+    for result in results:
+        if result.summary is None:
+            continue
+        info = infos[result.path]
+        for name in result.imports:
+            level = len(name) - len(name.lstrip("."))
+            dotted = resolve_relative(info.name, info.is_package, level, name.lstrip(".")) if level else name
+            module, _ = project.split_import(info, dotted)
+            target = by_key.get(module.key) if module is not None else None
+            if target is not None and target.summary is None and target.error is None and target.path.endswith(".py"):
+                out[target.path] = None
+    return list(out)
 
 
 def source_text(path: str) -> Optional[str]:
@@ -380,9 +405,10 @@ def source_text(path: str) -> Optional[str]:
 
 
 def check_results(results: Sequence[FileResult], codes: Sequence[str], settings: Settings,
-                  roots: Dict[str, str], consulted: Optional[Set[str]] = None) -> List[Finding]:
+                  roots: Dict[str, str], consulted: Optional[Set[str]] = None, ahead=None) -> List[Finding]:
     """The per-file errors and the rules' findings; ``consulted`` receives every file the
-    rules read besides those summarised up front (summarised on demand, or quoted)."""
+    rules read besides those summarised up front (summarised on demand, or quoted); ``ahead``
+    summarises likely ones ahead (``dslint.prefetch``)."""
     from .checks import run_checks
     from .model import configfiles
     from .model.libraries import Libraries
@@ -395,7 +421,7 @@ def check_results(results: Sequence[FileResult], codes: Sequence[str], settings:
             consulted.add(path)
         return source_text(path)
 
-    sources = Sources(lazy_summary(consulted), text)
+    sources = Sources(lazy_summary(consulted, ahead), text)
     project = Project.build(((r.path, r.summary, roots[r.path]) for r in results if r.error is None), sources)
     libraries = Libraries(getattr(settings, "loader_classes", ()), getattr(settings, "loader_factories", ()))
     resolver = Resolver(project, libraries)
@@ -493,7 +519,24 @@ def analyse_boundary(results: Sequence[FileResult], connected: List[str], settin
     if consulted is not None:
         consulted.update(seeds)
         consulted.update(connected)
-    return results, check_results(results, codes, settings, roots, consulted)
+    ahead = _ahead(results, roots, jobs)
+    try:
+        return results, check_results(results, codes, settings, roots, consulted, ahead)
+    finally:
+        if ahead is not None:
+            ahead.close()
+
+
+def _ahead(results: Sequence[FileResult], roots: Dict[str, str], jobs: Optional[int]):
+    """A helper summarising ahead what the rules will likely summarise on demand, when a core
+    would otherwise idle while they run (``dslint.prefetch``); None otherwise."""
+    from . import parallel, prefetch
+
+    if not parallel.FORK or cap_jobs(jobs, 2) < 2:
+        return None
+    likely = imported_unsummarised(results, roots)
+    return prefetch.start(likely, [_size(path) for path in likely], cap_jobs(jobs, 2),
+                          parallel.idle_cores(_STARTED[0]), summarise_path, _summary_tuple_types())
 
 
 def check_files(results: Sequence[FileResult], settings: Settings, paths: Sequence[str], codes: Sequence[str],
