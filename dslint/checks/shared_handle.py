@@ -63,14 +63,29 @@ def handle_of(model: Model, results):
 
 def _built_items(model: Model, container: Container):
     """The items a list or dict gets where it is built (its display or comprehension, and what
-    that function appends), not those stored into it later: ``self.files = {}`` filled in
-    ``__getitem__`` is the lazy, per-worker cache."""
+    that function appends or stores into it: ``self.h5 = {}`` then ``self.h5[name] =
+    h5py.File(path)`` in a loop of ``__init__``), not those stored into it later:
+    ``self.files = {}`` filled in ``__getitem__`` is the lazy, per-worker cache."""
     display = container.value
     items = display.values if isinstance(display, DictDisplay) else display.items if isinstance(display, Seq) else ()
     built = [model.resolver.eval(item, container.ctx) for item in items]
     if isinstance(display, Seq):
         built.append(model.resolver.appended(container))
+    elif isinstance(display, DictDisplay):
+        built.extend(_stored_where_built(model, container))
     return join(built)
+
+
+def _stored_where_built(model: Model, container: Container):
+    """What ``x[key] = value`` statements of the function that builds the dict display put in it."""
+    module, scope = container.ctx.module, container.ctx.scope
+    summary = model.project.summary(module)
+    ctx = model.resolver.context(module, scope)
+    for store in summary.stores if summary is not None else ():
+        if store.attr == "[]" and store.kind == "assign" and store.scope == scope and any(
+                isinstance(f.obj, Container) and f.obj.value is display
+                for display in (container.value,) for f in model.resolver.eval(store.target, ctx)):
+            yield model.resolver.eval(store.value, ctx)
 
 
 def _handle_name(obj, constructors):

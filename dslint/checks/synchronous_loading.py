@@ -12,7 +12,7 @@ from ..diagnostics import Finding
 from ..model import loaders
 from ..model.objects import Step
 from ..model.queries import Model
-from .base import finding
+from .base import finding, where
 
 CODE = "DSL303"
 TRAINING_CALLS = frozenset({"backward", "step"})
@@ -43,9 +43,10 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         reported.add(base)
         built = loaders.construction_step(model.resolver, iteration.loader)
+        loop = Step(iteration.module, iteration.span, "the training loop")
         yield finding(
             model, CODE, built.module, built.span,
-            f"Training loop (line {iteration.span.row}) is fed by a DataLoader with zero workers: every batch "
-            f"is loaded synchronously between steps; set `num_workers` (e.g. 4) to load in the background",
-            (Step(iteration.module, iteration.span, "the training loop"),),
+            f"Training loop ({where(model, loop, built.module)}) is fed by a DataLoader with zero workers: every "
+            f"batch is loaded synchronously between steps; set `num_workers` (e.g. 4) to load in the background",
+            (loop,),
         )

@@ -795,7 +795,9 @@ class Model:
         return False
 
     def calls_in_loop(self, module: str, loop: Loop, names) -> List[Tuple[SiteRef, CallSite]]:
-        """Calls named ``names`` inside ``loop``'s body, or one call away from it."""
+        """Calls named ``names`` inside ``loop``'s body, or one call away from it: in a function
+        it calls by name, or a method it calls on ``self`` (``self._begin_epoch(epoch)``, in a
+        base class of the trainer)."""
         summary = self.project.summary(module)
         found = []
         for index, site in enumerate(summary.calls):
@@ -806,8 +808,12 @@ class Model:
                 found.append((ref, site))
                 continue
             ctx = self.resolver.context(module, site.scope)
-            for found_callee in self.resolver.eval(site.func, ctx) if isinstance(site.func, Name) else ():
+            func = site.func
+            on_self = isinstance(func, Attr) and isinstance(func.base, Name) and func.base.id == "self"
+            for found_callee in self.resolver.eval(func, ctx) if isinstance(func, Name) or on_self else ():
                 callee = found_callee.obj
+                if isinstance(callee, Bound):
+                    callee = callee.func
                 if isinstance(callee, Func):
                     inner = self.project.summary(callee.module)
                     for inner_index in sites_in_scope(self.project, callee.module, callee.qualname):
@@ -1359,10 +1365,12 @@ class Model:
         """The source at ``span`` names a rank (``rank``, ``get_world_size()``, ``"RANK"``,
         ``num_shards``), or uses a name bound to something that does. Read from the text,
         which keeps what values do not (``files[rank::world_size]``)."""
-        words = sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", self.project.text_of(module, span))))
+        text = self.project.text_of(module, span)
+        words = sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)))
         if any(_rank_word(word) for word in words):
             return True
-        return depth > 0 and any(self._name_mentions_rank(module, scope, word, depth - 1) for word in words[:32])
+        names = sorted(set(re.findall(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]*", text)))  # not ``args.model``'s ``model``
+        return depth > 0 and any(self._name_mentions_rank(module, scope, name, depth - 1) for name in names[:32])
 
     def _name_mentions_rank(self, module: str, scope: str, name: str, depth: int) -> bool:
         """What ``name`` is assigned in ``scope`` (or in the module) mentions a rank; for a
@@ -2737,18 +2745,10 @@ def _tensor_field(model: Model, loader, path: Optional[Tuple[object, ...]]) -> s
 def _field_items(model: Model, dataset, path: Tuple[object, ...], unbatched: bool) -> Optional[str]:
     """"`Cls.__getitem__` returns" when the project dataset's every item holds a tensor or an
     array at ``path``; None otherwise or when unknown."""
-    if not (isinstance(dataset, Inst) and isinstance(dataset.cls, Cls)):
+    found = _item_method(model, dataset) if isinstance(dataset, Inst) and isinstance(dataset.cls, Cls) else None
+    if found is None:
         return None
-    name = "__getitem__"
-    method = model.resolver.method(dataset.cls, name)
-    if method is None:
-        name = "__iter__"
-        method = model.resolver.method(dataset.cls, name)
-    function = model.project.function(method.module, method.qualname) if method is not None else None
-    if function is None or function.is_generator != (name == "__iter__") or not function.returns \
-            or model.resolver.method(dataset.cls, "__getitems__") is not None:
-        return None
-    ctx = model.resolver.method_ctx(dataset, method.module, function)
+    name, _method, function, ctx = found
     for value in function.returns:
         results = model.resolver.eval(value, ctx)
         for key in path:
@@ -2847,12 +2847,10 @@ def _regrouping_collate(model: Model, collate: Results) -> bool:
     return True
 
 
-def _tensor_items(model: Model, dataset: Inst, strict: bool = False) -> Optional[str]:
-    """The method (``__getitem__``, or the ``__iter__`` generator of a stream) when every item
-    it gives is a tensor, a numpy array or a number (``torch.from_numpy(x), int(label)``,
-    ``{"image": self.tf(img)}`` with a ``Compose`` ending in ``ToTensor()``, a dict of them):
-    the default collate function makes each a tensor. ``strict``: tensors only (a collate
-    function that regroups the samples leaves arrays and numbers as they are). None otherwise."""
+def _item_method(model: Model, dataset: Inst) -> Optional[Tuple[str, Func, FunctionSummary, Ctx]]:
+    """(name, method, summary, context) of what gives a project dataset's items to the default
+    collate function: ``__getitem__``, or the ``__iter__`` generator of a stream; None when it
+    returns nothing the analysis can read, or ``__getitems__`` gives whole batches."""
     name = "__getitem__"
     method = model.resolver.method(dataset.cls, name)
     if method is None:
@@ -2862,7 +2860,19 @@ def _tensor_items(model: Model, dataset: Inst, strict: bool = False) -> Optional
     if function is None or function.is_generator != (name == "__iter__") or not function.returns \
             or model.resolver.method(dataset.cls, "__getitems__") is not None:
         return None
-    ctx = model.resolver.method_ctx(dataset, method.module, function)
+    return name, method, function, model.resolver.method_ctx(dataset, method.module, function)
+
+
+def _tensor_items(model: Model, dataset: Inst, strict: bool = False) -> Optional[str]:
+    """The method (``__getitem__``, or the ``__iter__`` generator of a stream) when every item
+    it gives is a tensor, a numpy array or a number (``torch.from_numpy(x), int(label)``,
+    ``{"image": self.tf(img)}`` with a ``Compose`` ending in ``ToTensor()``, a dict of them):
+    the default collate function makes each a tensor. ``strict``: tensors only (a collate
+    function that regroups the samples leaves arrays and numbers as they are). None otherwise."""
+    found = _item_method(model, dataset)
+    if found is None:
+        return None
+    name, method, function, ctx = found
     calls = model.project.summary(method.module).calls
     index = function.params[1].name if len(function.params) > 1 and name == "__getitem__" else None
     for value in function.returns:
