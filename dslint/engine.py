@@ -320,10 +320,7 @@ def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -
     """Candidate files an import path connects to a seed (in either direction, through seeds,
     candidates and package ``__init__`` files; same project only), and the script files
     that import one of those files or a seed themselves while no file imports them."""
-    from .model.project import Project, resolve_relative
-
-    project = Project()
-    infos = {r.path: project.add(r.path, None, roots[r.path]) for r in results}
+    project, infos, targets = _import_targets(results, roots)
     by_key = {infos[r.path].key: r for r in results}
     seeds = [infos[r.path].key for r in results if r.tier == prefilter.SEED and r.error is None]
     if not seeds:
@@ -331,15 +328,11 @@ def connected_candidates(results: Sequence[FileResult], roots: Dict[str, str]) -
     edges: Dict[str, Set[str]] = {}
     imported: Dict[str, Set[str]] = {}  # module → the modules it imports
     for result in results:
-        info = infos[result.path]
-        for name in result.imports:
-            level = len(name) - len(name.lstrip("."))
-            dotted = resolve_relative(info.name, info.is_package, level, name.lstrip(".")) if level else name
-            module, _ = project.split_import(info, dotted)
-            if module is not None and module.key != info.key:
-                edges.setdefault(info.key, set()).add(module.key)
-                edges.setdefault(module.key, set()).add(info.key)
-                imported.setdefault(info.key, set()).add(module.key)
+        key = infos[result.path].key
+        for target in targets[result.path]:
+            edges.setdefault(key, set()).add(target)
+            edges.setdefault(target, set()).add(key)
+            imported.setdefault(key, set()).add(target)
 
     def passable(key: str) -> bool:
         result = by_key.get(key)
@@ -376,24 +369,35 @@ def lazy_summary(consulted: Optional[Set[str]] = None, ahead=None):
     return compute
 
 
-def imported_unsummarised(results: Sequence[FileResult], roots: Dict[str, str]) -> List[str]:
-    """The project files the summarised ones import that are not summarised yet, in the order
-    they are first imported: what the rules most often summarise on demand."""
+def _import_targets(results: Sequence[FileResult], roots: Dict[str, str], which=None):
+    """(project, each file's module info, the keys of the other project modules each file
+    imports, in import order); ``which(result)``: only those files' imports are resolved."""
     from .model.project import Project, resolve_relative
 
     project = Project()
     infos = {r.path: project.add(r.path, None, roots[r.path]) for r in results}
-    by_key = {infos[r.path].key: r for r in results}
-    out: Dict[str, None] = {}
+    targets: Dict[str, List[str]] = {}
     for result in results:
-        if result.summary is None:
-            continue
         info = infos[result.path]
-        for name in result.imports:
+        keys = targets[result.path] = []
+        for name in result.imports if which is None or which(result) else ():
             level = len(name) - len(name.lstrip("."))
             dotted = resolve_relative(info.name, info.is_package, level, name.lstrip(".")) if level else name
             module, _ = project.split_import(info, dotted)
-            target = by_key.get(module.key) if module is not None else None
+            if module is not None and module.key != info.key:
+                keys.append(module.key)
+    return project, infos, targets
+
+
+def imported_unsummarised(results: Sequence[FileResult], roots: Dict[str, str]) -> List[str]:
+    """The project files the summarised ones import that are not summarised yet, in the order
+    they are first imported: what the rules most often summarise on demand."""
+    _, infos, targets = _import_targets(results, roots, which=lambda r: r.summary is not None)
+    by_key = {infos[r.path].key: r for r in results}
+    out: Dict[str, None] = {}
+    for result in results:
+        for key in targets[result.path]:
+            target = by_key.get(key)
             if target is not None and target.summary is None and target.error is None and target.path.endswith(".py"):
                 out[target.path] = None
     return list(out)

@@ -82,9 +82,10 @@ def _stored_where_built(model: Model, container: Container):
     summary = model.project.summary(module)
     ctx = model.resolver.context(module, scope)
     for store in summary.stores if summary is not None else ():
-        if store.attr == "[]" and store.kind == "assign" and store.scope == scope and any(
-                isinstance(f.obj, Container) and f.obj.value is display
-                for display in (container.value,) for f in model.resolver.eval(store.target, ctx)):
+        if store.attr != "[]" or store.kind != "assign" or store.scope != scope:
+            continue
+        if any(isinstance(f.obj, Container) and f.obj.value is container.value
+               for f in model.resolver.eval(store.target, ctx)):
             yield model.resolver.eval(store.value, ctx)
 
 
