@@ -2720,8 +2720,8 @@ def _batch_path(model: Model, value, ctx: Ctx, function, depth: int) -> Optional
 
 
 def _tensor_field(model: Model, loader, path: Optional[Tuple[object, ...]]) -> str:
-    """"`Stream.__iter__` yields an array under `"boxes"`, ..." when the part of the batch at
-    ``path`` is a tensor: with the default collate function, the same part of every item the
+    """"`Stream.__iter__` yields a tensor or an array at `["boxes"]` of each item, ..." when the
+    part of the batch at ``path`` is a tensor: with the default collate function, the same part of every item the
     dataset gives is a tensor or an array (or a number, when items are batched). Samples mix
     kinds (``{"image": ..., "path": str}``): the part kept is what counts."""
     if not path or model.argument(loader, "collate_fn") is not None:
