@@ -505,46 +505,56 @@ class Model:
 
     # iterations ---------------------------------------------------------------------------
     def iterations(self) -> List[Iteration]:
+        """Every place a loader is iterated: a loop over it, or ``iter``/``next``/``list``/
+        ``tuple`` of it; then the loops of the modules it is handed off to."""
         if self._iterations is not None:
             return self._iterations
         found: List[Iteration] = []
         seen = set()
-        self._loop_iterations(self.project.all_loops(), found, seen)
+        for info, index, loop in self.project.all_loops():
+            if loop.iter is not None:
+                self._add_iterations(found, seen, self._loop_loaders(info.key, loop), info.key, loop.scope,
+                                     loop.span, index, None)
         for name in ("iter", "next", "list", "tuple"):
             for ref in self.project.calls_named(name):
                 site = self.project.call(ref)
-                if not site.args or not isinstance(site.func, Name):
-                    continue
-                ctx = self.resolver.context(ref.module, site.scope)
-                if not any(isinstance(f.obj, Ext) and f.obj.qualname in ITERATING_CALLS
-                           for f in self.resolver.eval(site.func, ctx)):
-                    continue
-                for obj, trail in self._iterated_loaders(self.resolver.eval(site.args[0], ctx)):
-                    key = (obj, ref.module, -1 - ref.index)
-                    if key not in seen:
-                        seen.add(key)
-                        found.append(Iteration(obj, ref.module, site.scope, site.span, None, ref.index, trail))
+                if site.args and isinstance(site.func, Name):
+                    self._add_iterations(found, seen, self._call_loaders(ref, site), ref.module, site.scope,
+                                         site.span, None, ref.index)
         self._handoffs = self._handoff_modules(found)
-        self._loop_iterations(((self.project.modules[module], index, loop) for module in self._handoffs
-                               for index, loop in enumerate(self.project.summary(module).loops)), found, seen)
+        for module in self._handoffs:
+            for index, loop in enumerate(self.project.summary(module).loops):
+                if loop.iter is not None:
+                    self._add_iterations(found, seen, self._loop_loaders(module, loop), module, loop.scope,
+                                         loop.span, index, None)
         self._iterations = found
         return found
+
+    @staticmethod
+    def _add_iterations(found: List[Iteration], seen: set, loaders, module: str, scope: str, span: Span,
+                        loop: Optional[int], call: Optional[int]) -> None:
+        for obj, trail in loaders:
+            key = (obj, module, loop if loop is not None else -1 - call)
+            if key not in seen:
+                seen.add(key)
+                found.append(Iteration(obj, module, scope, span, loop, call, trail))
+
+    def _loop_loaders(self, module: str, loop: Loop) -> List[Tuple[object, Trail]]:
+        return self._iterated_loaders(self.resolver.eval(loop.iter, self.resolver.context(module, loop.scope)))
+
+    def _call_loaders(self, ref: SiteRef, site: CallSite) -> List[Tuple[object, Trail]]:
+        """What ``iter``/``next``/``list``/``tuple`` (the builtins, not a name shadowing
+        them) iterate at ``site``."""
+        ctx = self.resolver.context(ref.module, site.scope)
+        if not any(isinstance(f.obj, Ext) and f.obj.qualname in ITERATING_CALLS
+                   for f in self.resolver.eval(site.func, ctx)):
+            return []
+        return self._iterated_loaders(self.resolver.eval(site.args[0], ctx))
 
     def handoff_modules(self) -> List[str]:
         """The modules ``_handoff_modules`` found (found with the iterations, which it starts from)."""
         self.iterations()
         return self._handoffs
-
-    def _loop_iterations(self, loops, found: List[Iteration], seen: set) -> None:
-        for info, index, loop in loops:
-            if loop.iter is None:
-                continue
-            ctx = self.resolver.context(info.key, loop.scope)
-            for obj, trail in self._iterated_loaders(self.resolver.eval(loop.iter, ctx)):
-                key = (obj, info.key, index)
-                if key not in seen:
-                    seen.add(key)
-                    found.append(Iteration(obj, info.key, loop.scope, loop.span, index, None, trail))
 
     def _handoff_modules(self, iterations: List[Iteration]) -> List[str]:
         """Project modules summarised on demand (the pre-filter found no loader word in them)
