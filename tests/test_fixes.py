@@ -667,3 +667,40 @@ def test_pool_initializer_lambda_is_hoisted_as_init_process(tmp_path):
     after = path.read_text(encoding="utf-8")
     assert "def init_process():\n    return os.nice(1)\n" in after and "initializer=init_process)" in after, after
     assert lint_json("--select", "DSL102", "pool.py", cwd=tmp_path) == []
+
+
+def _load(path: Path) -> dict:
+    namespace = {"__name__": "fixed_module"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    return namespace
+
+
+def test_dsl403_fix_guards_a_sampler_that_may_be_none(tmp_path):
+    """A sampler made only for distributed runs (`... if distributed else None`) gets
+    `if sampler is not None:` around its `set_epoch`: the other runs keep working, even
+    though the one caller in the file passes `distributed=True`."""
+    pytest.importorskip("torch")
+    path = tmp_path / "train.py"
+    shutil.copy(FIXTURES / "rules" / "DSL403" / "bad_sampler_only_when_distributed.py", path)
+    before = _load(path)["train"](distributed=True)
+    assert before[0] == before[1] == before[2]  # the hazard: one order for every epoch
+    result = _fix("--select", "DSL403", "train.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    fixed = path.read_text(encoding="utf-8")
+    assert "        if sampler is not None:\n            sampler.set_epoch(epoch)\n" in fixed
+    train = _load(path)["train"]
+    after = train(distributed=True)
+    assert after[0] == before[0] and after[1] != after[0]  # epoch 0 as before, a new order from epoch 1
+    assert len(train(distributed=False)) == 3  # without the sampler the loop still runs
+
+
+def test_dsl403_no_fix_through_a_loader_that_may_have_no_distributed_sampler(tmp_path):
+    """`loader.sampler.set_epoch(epoch)` would fail when the loader was given `sampler=None`
+    (its `.sampler` is then torch's RandomSampler): the finding stays, with no fix."""
+    path = tmp_path / "train.py"
+    shutil.copy(FIXTURES / "rules" / "DSL403" / "bad_inline_sampler_maybe_none.py", path)
+    source = path.read_text(encoding="utf-8")
+    (finding,) = [f for f in lint_json("--select", "DSL403", "train.py", cwd=tmp_path)]
+    assert finding["code"] == "DSL403" and finding["fix"] is None
+    _fix("--select", "DSL403", "train.py", cwd=tmp_path)
+    assert path.read_text(encoding="utf-8") == source

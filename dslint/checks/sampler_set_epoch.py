@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Set, Tuple
 
-from ..analysis.values import Attr, Const, last_name
+from ..analysis.values import Attr, Const, Name, Op, last_name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.libraries import BATCH_SAMPLERS, DISTRIBUTED_SAMPLER, installs_sampler
@@ -217,9 +217,13 @@ def _is_torch_sampler(model: Model, inst: Inst) -> bool:
                for c in model.resolver.mro(inst.cls))
 
 
-def _sampler_ref(model: Model, sampler: Inst, route: str, loader, epoch) -> Optional[str]:
+def _sampler_ref(model: Model, sampler: Inst, route: str, loader, epoch) -> Tuple[Optional[str], bool]:
     """How code in the epoch loop's scope reaches the sampler: its variable, or the loader's
-    attribute ``route`` (``<loader>.sampler``, ``<loader>.batch_sampler.sampler``)."""
+    attribute ``route`` (``<loader>.sampler``, ``<loader>.batch_sampler.sampler``); and whether
+    that variable may be None instead (``sampler = DistributedSampler(ds) if distributed else
+    None``: the call must then be guarded). (None, False) when nothing reaches it for sure: a
+    variable that may hold another object, or a loader that may have been given no sampler
+    (its ``.sampler`` is then torch's own, which has no ``set_epoch``)."""
     from ..analysis.values import FAR
 
     summary = model.project.summary(epoch.module)
@@ -229,13 +233,50 @@ def _sampler_ref(model: Model, sampler: Inst, route: str, loader, epoch) -> Opti
     loader_name = None
     installed = _installed(model, sampler, loader)  # no name holds it: only the loader's ``.sampler`` reaches it
     for name in sorted(bindings):
-        for found in model.resolver.name(name, Ctx(epoch.module, scope), FAR):
+        values = model.resolver.name(name, Ctx(epoch.module, scope), FAR)
+        for found in values:
             obj = loaders.base_loader(found.obj) if not isinstance(found.obj, Top) else None
             if obj is not None and obj.site == sampler.site and not installed:
-                return name
+                others = [f.obj for f in values if loaders.base_loader(f.obj) is not obj and not isinstance(f.obj, Top)]
+                if all(_is_none(other) for other in others):  # the callers seen may all pass ``distributed=True``:
+                    return name, bool(others) or _may_be_none(bindings, name)  # the fix must suit any caller
             if obj is not None and obj.site == base.site and loader_name is None:
                 loader_name = name
-    return f"{loader_name}.{route}" if loader_name and route else None
+    if not loader_name or not route or installed:
+        return (f"{loader_name}.{route}", False) if loader_name and route else (None, False)
+    given = model.argument(loader, route.split(".")[0]) or ()
+    site = model.project.call(base.site)
+    written = next((value for keyword, value in site.keywords if keyword == route.split(".")[0]), None)
+    building = model.project.function(base.site.module, site.scope) if site.scope else None
+    scope_bindings = building.bindings if building is not None else model.project.summary(base.site.module).bindings
+    if any(_is_none(found.obj) for found in given) or _none_in(written, scope_bindings):
+        return None, False
+    return f"{loader_name}.{route}", False
+
+
+def _is_none(obj) -> bool:
+    return isinstance(obj, Lit) and obj.value is None
+
+
+def _may_be_none(bindings, name: str) -> bool:
+    """Whether the code binds ``name`` to None itself (``sampler = None``, ``... if distributed
+    else None``), whatever its callers pass."""
+    return any(binding.kind == "assign" and _none_in(binding.value, {}) for binding in bindings.get(name, ()))
+
+
+def _none_in(value, bindings, depth: int = 0) -> bool:
+    """Whether the expression ``value`` may give None by its own text: a ``None``, a branch of
+    a conditional expression or an operand of ``or``/``and`` that is one, or a name of the
+    scope (``bindings``) bound so."""
+    if isinstance(value, Const):
+        return value.value is None
+    if isinstance(value, Op) and value.op in ("if", "or", "and"):
+        operands = value.args[1:] if value.op == "if" else value.args
+        return any(_none_in(operand, bindings, depth) for operand in operands)
+    if isinstance(value, Name) and depth < 2:
+        return any(binding.kind == "assign" and _none_in(binding.value, bindings, depth + 1)
+                   for binding in bindings.get(value.id, ()))
+    return False
 
 
 def check(model: Model) -> Iterator[Finding]:
@@ -281,14 +322,14 @@ def check(model: Model) -> Iterator[Finding]:
                 (Step(epoch.module, epoch.loop.span, "the epoch loop"),) + steps[1:],
             )
         elif epoch.loop is not None:
-            reference = _sampler_ref(model, sampler, route, loader, epoch)  # None: no expression reaches it
+            reference, guarded = _sampler_ref(model, sampler, route, loader, epoch)  # None: nothing reaches it for sure
             yield finding(
                 model, CODE, epoch.module, epoch.loop.span,
                 f"Epoch loop iterates a DataLoader with a shuffling `DistributedSampler`{wrapped} but never calls "
                 f"`set_epoch`: every epoch uses the same order; call `sampler.set_epoch({target})` first in the loop",
                 steps,
                 target=epoch.loop.target, body=tuple(epoch.loop.body) if epoch.loop.body else None,
-                sampler_ref=reference, fixable=reference is not None,
+                sampler_ref=reference, sampler_may_be_none=guarded, fixable=reference is not None,
             )
         else:
             yield finding(
