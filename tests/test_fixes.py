@@ -704,3 +704,54 @@ def test_dsl403_no_fix_through_a_loader_that_may_have_no_distributed_sampler(tmp
     assert finding["code"] == "DSL403" and finding["fix"] is None
     _fix("--select", "DSL403", "train.py", cwd=tmp_path)
     assert path.read_text(encoding="utf-8") == source
+
+
+def test_dsl102_hoisted_lambda_is_named_after_its_keyword_or_parameter(tmp_path):
+    """A lambda handed to a dataset is named after what it is given as: the keyword
+    (`target_transform=lambda ...`) or, for a parameter's default, `default_<parameter>`
+    (`noise_fn=default_noise_fn`), not a generic `transform`."""
+    source = textwrap.dedent(
+        """\
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Noisy(Dataset):
+            def __init__(self, items, noise_fn=lambda s: s[::-1]):
+                self.items = items
+                self.noise_fn = noise_fn
+
+            def __len__(self):
+                return len(self.items)
+
+            def __getitem__(self, index):
+                return self.noise_fn(self.items[index])
+
+
+        class Labelled(Dataset):
+            def __init__(self, labels, target_transform=None):
+                self.labels = labels
+                self.target_transform = target_transform
+
+            def __len__(self):
+                return len(self.labels)
+
+            def __getitem__(self, index):
+                return self.target_transform(self.labels[index])
+
+
+        def loaders():
+            noisy = DataLoader(Noisy(["ab", "cd"]), num_workers=2)
+            labelled = DataLoader(Labelled([1, 2], target_transform=lambda y: y + 1), num_workers=2)
+            return noisy, labelled
+        """
+    )
+    path = tmp_path / "data.py"
+    path.write_text(source, encoding="utf-8")
+    result = run_cli("check", "--no-cache", "--fix", "--select", "DSL102", "data.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    fixed = path.read_text(encoding="utf-8")
+    assert "def default_noise_fn(s):\n    return s[::-1]\n" in fixed
+    assert "def __init__(self, items, noise_fn=default_noise_fn):" in fixed
+    assert "def target_transform(y):\n    return y + 1\n" in fixed
+    assert "Labelled([1, 2], target_transform=target_transform)" in fixed
+    compile(fixed, "data.py", "exec")

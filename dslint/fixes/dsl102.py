@@ -298,6 +298,18 @@ def fresh_name(ctx: FileContext, base: str, target: ast.AST) -> str:
     return name
 
 
+def _slot_name(ctx: FileContext, node: cst.Lambda) -> Optional[str]:
+    """The name that says what the function is for: the keyword the lambda is given as
+    (``target_transform=lambda ...``), or ``default_<parameter>`` for a parameter's default
+    (``noise_fn=lambda s: ...`` becomes ``noise_fn=default_noise_fn``)."""
+    parent = ctx.parent(node)
+    if isinstance(parent, cst.Arg) and parent.keyword is not None:
+        return parent.keyword.value
+    if isinstance(parent, cst.Param) and parent.default is node:
+        return f"default_{parent.name.value}"
+    return None
+
+
 def _hoist_prefix(ctx: FileContext, container: cst.BaseStatement) -> int:
     count = ctx.hoists.get(id(container), 0)
     ctx.hoists[id(container)] = count + 1
@@ -324,7 +336,7 @@ def _plan_lambda(ctx: FileContext, arg: CallableArg) -> FixPlan:
     tree_node = _ast_node(ctx, ast.Lambda, where.row, where.col)
     free = hoisting_free_names(ctx, tree_node)
     container = ctx.top_statement(node)
-    name = fresh_name(ctx, ROLE_NAMES.get(arg.role, "transform"), tree_node)
+    name = fresh_name(ctx, ROLE_NAMES.get(arg.role) or _slot_name(ctx, node) or "transform", tree_node)
     fix = FixPlan(CODE, f"Hoist the lambda to a module-level `def {name}`", "unsafe" if free else "safe", key=key)
     ctx.plans[key] = fix
     partial = functools_partial(ctx, fix, container) if free else None
