@@ -755,3 +755,40 @@ def test_dsl102_hoisted_lambda_is_named_after_its_keyword_or_parameter(tmp_path)
     assert "def target_transform(y):\n    return y + 1\n" in fixed
     assert "Labelled([1, 2], target_transform=target_transform)" in fixed
     compile(fixed, "data.py", "exec")
+
+
+def test_dsl102_hoisted_lambda_keeps_a_generic_name_where_the_slot_names_no_function(tmp_path):
+    """`text=lambda text: ...` would give `def text(text)`: a keyword that names no function
+    leaves the generic `transform`; an attribute that does names it (`self.preprocess_txt`)."""
+    source = textwrap.dedent(
+        """\
+        from torch.utils.data import DataLoader, Dataset
+
+
+        class Captions(Dataset):
+            def __init__(self, texts, image=None, text=None):
+                self.texts = texts
+                self.text = text
+                self.preprocess_txt = lambda t: t.lower()
+
+            def __len__(self):
+                return len(self.texts)
+
+            def __getitem__(self, index):
+                return self.preprocess_txt(self.text(self.texts[index]))
+
+
+        def loader():
+            return DataLoader(Captions(["A", "B"], text=lambda text: text.strip()), num_workers=2)
+        """
+    )
+    path = tmp_path / "captions.py"
+    path.write_text(source, encoding="utf-8")
+    result = run_cli("check", "--no-cache", "--fix", "--select", "DSL102", "captions.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    fixed = path.read_text(encoding="utf-8")
+    assert "def preprocess_txt(t):\n    return t.lower()\n" in fixed
+    assert "self.preprocess_txt = preprocess_txt" in fixed
+    assert "def transform(text):\n    return text.strip()\n" in fixed
+    assert 'Captions(["A", "B"], text=transform)' in fixed
+    compile(fixed, "captions.py", "exec")

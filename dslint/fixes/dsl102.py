@@ -298,16 +298,28 @@ def fresh_name(ctx: FileContext, base: str, target: ast.AST) -> str:
     return name
 
 
+CALLABLE_WORDS = ("transform", "fn", "func", "hook", "callback", "handler", "filter", "reader", "loader",
+                  "decoder", "encoder", "preprocess", "augment", "collate")  # a name that says "a function for"
+
+
 def _slot_name(ctx: FileContext, node: cst.Lambda) -> Optional[str]:
-    """The name that says what the function is for: the keyword the lambda is given as
-    (``target_transform=lambda ...``), or ``default_<parameter>`` for a parameter's default
-    (``noise_fn=lambda s: ...`` becomes ``noise_fn=default_noise_fn``)."""
+    """The name that says what the function is for, when the place the lambda is given to
+    names a function: the keyword (``target_transform=lambda ...``), ``default_<parameter>``
+    for a parameter's default (``noise_fn=lambda s: ...`` becomes
+    ``noise_fn=default_noise_fn``), or the attribute it is stored in
+    (``self.preprocess_txt = lambda ...``); not ``text=lambda text: ...``."""
     parent = ctx.parent(node)
+    name = None
     if isinstance(parent, cst.Arg) and parent.keyword is not None:
-        return parent.keyword.value
-    if isinstance(parent, cst.Param) and parent.default is node:
-        return f"default_{parent.name.value}"
-    return None
+        name = parent.keyword.value
+    elif isinstance(parent, cst.Param) and parent.default is node:
+        name = parent.name.value
+    elif isinstance(parent, cst.Assign) and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0].target, cst.Attribute):
+        name = parent.targets[0].target.attr.value
+    if name is None or not any(word in name.lower() for word in CALLABLE_WORDS):
+        return None
+    return f"default_{name}" if isinstance(parent, cst.Param) else name
 
 
 def _hoist_prefix(ctx: FileContext, container: cst.BaseStatement) -> int:
