@@ -415,6 +415,8 @@ def test_dsl102_closure_is_unsafe_and_uses_partial(tmp_path):
     ("import os\nimport sys\n\nimport torch\n", "import functools\nimport os\nimport sys\n\nimport torch\n"),
     ("import argparse\n\nimport torch\n", "import argparse\nimport functools\n\nimport torch\n"),
     ("from pathlib import Path\n\nimport torch\n", "import functools\nfrom pathlib import Path\n\nimport torch\n"),
+    ("import argparse\nimport datetime\nimport numpy as np\nimport os\n\nimport torch\n",  # sections mixed
+     "import argparse\nimport datetime\nimport functools\nimport numpy as np\nimport os\n\nimport torch\n"),
 ])
 def test_functools_import_goes_where_isort_puts_it(imports, expected, tmp_path):
     source = imports + textwrap.dedent(

@@ -259,11 +259,11 @@ def _functools_place(body: Sequence[cst.BaseStatement]):
     stdlib = [(stmt, _import_module(stmt)) for stmt in block]
     stdlib = [(stmt, kind, name) for stmt, found in stdlib if found for kind, name in [found] if _stdlib(name)]
     plain = [(stmt, name) for stmt, kind, name in stdlib if kind == "import"]
-    for stmt, name in plain:
-        if name.lower() > "functools":
-            return "before", stmt
+    smaller = [stmt for stmt, name in plain if name.lower() < "functools"]
+    if smaller:  # right after the last one before it: in a block that mixes sections
+        return "after", smaller[-1]  # (``import numpy as np`` among them) that is still beside its own
     if plain:
-        return "after", plain[-1][0]
+        return "before", plain[0][0]
     if stdlib:
         return "before", stdlib[0][0]
     return "section", block[0]
