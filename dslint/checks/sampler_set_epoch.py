@@ -237,7 +237,8 @@ def _sampler_ref(model: Model, sampler: Inst, route: str, loader, epoch) -> Tupl
         for found in values:
             obj = loaders.base_loader(found.obj) if not isinstance(found.obj, Top) else None
             if obj is not None and obj.site == sampler.site and not installed:
-                others = [f.obj for f in values if loaders.base_loader(f.obj) is not obj and not isinstance(f.obj, Top)]
+                others = [f.obj for f in values if not isinstance(f.obj, Top)
+                          and getattr(loaders.base_loader(f.obj), "site", None) != sampler.site]
                 if all(_is_none(other) for other in others):  # the callers seen may all pass ``distributed=True``:
                     return name, bool(others) or _may_be_none(bindings, name)  # the fix must suit any caller
             if obj is not None and obj.site == base.site and loader_name is None:
