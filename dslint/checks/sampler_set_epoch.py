@@ -245,14 +245,22 @@ def _sampler_ref(model: Model, sampler: Inst, route: str, loader, epoch) -> Tupl
                 loader_name = name
     if not loader_name or not route or installed:
         return (f"{loader_name}.{route}", False) if loader_name and route else (None, False)
-    given = model.argument(loader, route.split(".")[0]) or ()
-    site = model.project.call(base.site)
-    written = next((value for keyword, value in site.keywords if keyword == route.split(".")[0]), None)
-    building = model.project.function(base.site.module, site.scope) if site.scope else None
-    scope_bindings = building.bindings if building is not None else model.project.summary(base.site.module).bindings
-    if any(_is_none(found.obj) for found in given) or _none_in(written, scope_bindings):
+    keyword = route.split(".")[0]
+    if any(_is_none(found.obj) for found in model.argument(loader, keyword) or ()) \
+            or (base.site is not None and _none_written(model, base.site, keyword)):
         return None, False
     return f"{loader_name}.{route}", False
+
+
+def _none_written(model: Model, ref, keyword: str) -> bool:
+    """Whether the call at ``ref`` passes ``keyword`` a value that may be None by its own
+    text (``sampler=DistributedSampler(ds) if distributed else None``)."""
+    site = model.project.call(ref)
+    written = next((value for name, value in site.keywords if name == keyword), None)
+    building = model.project.function(ref.module, site.scope) if site.scope else None
+    summary = model.project.summary(ref.module)
+    bindings = building.bindings if building is not None else summary.bindings if summary is not None else {}
+    return _none_in(written, bindings)
 
 
 def _is_none(obj) -> bool:
