@@ -708,6 +708,15 @@ def test_dsl403_no_fix_through_a_loader_that_may_have_no_distributed_sampler(tmp
     assert path.read_text(encoding="utf-8") == source
 
 
+def _safe_dsl102_fix(tmp_path: Path, name: str, source: str) -> str:
+    """``source`` written to ``name``, DSL102's safe fixes applied by the CLI: the fixed text."""
+    path = tmp_path / name
+    path.write_text(source, encoding="utf-8")
+    result = run_cli("check", "--no-cache", "--fix", "--select", "DSL102", name, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return path.read_text(encoding="utf-8")
+
+
 def test_dsl102_hoisted_lambda_is_named_after_its_keyword_or_parameter(tmp_path):
     """A lambda handed to a dataset is named after what it is given as: the keyword
     (`target_transform=lambda ...`) or, for a parameter's default, `default_<parameter>`
@@ -747,11 +756,7 @@ def test_dsl102_hoisted_lambda_is_named_after_its_keyword_or_parameter(tmp_path)
             return noisy, labelled
         """
     )
-    path = tmp_path / "data.py"
-    path.write_text(source, encoding="utf-8")
-    result = run_cli("check", "--no-cache", "--fix", "--select", "DSL102", "data.py", cwd=tmp_path)
-    assert result.returncode == 0, result.stdout + result.stderr
-    fixed = path.read_text(encoding="utf-8")
+    fixed = _safe_dsl102_fix(tmp_path, "data.py", source)
     assert "def default_noise_fn(s):\n    return s[::-1]\n" in fixed
     assert "def __init__(self, items, noise_fn=default_noise_fn):" in fixed
     assert "def target_transform(y):\n    return y + 1\n" in fixed
@@ -784,11 +789,7 @@ def test_dsl102_hoisted_lambda_keeps_a_generic_name_where_the_slot_names_no_func
             return DataLoader(Captions(["A", "B"], text=lambda text: text.strip()), num_workers=2)
         """
     )
-    path = tmp_path / "captions.py"
-    path.write_text(source, encoding="utf-8")
-    result = run_cli("check", "--no-cache", "--fix", "--select", "DSL102", "captions.py", cwd=tmp_path)
-    assert result.returncode == 0, result.stdout + result.stderr
-    fixed = path.read_text(encoding="utf-8")
+    fixed = _safe_dsl102_fix(tmp_path, "captions.py", source)
     assert "def preprocess_txt(t):\n    return t.lower()\n" in fixed
     assert "self.preprocess_txt = preprocess_txt" in fixed
     assert "def transform(text):\n    return text.strip()\n" in fixed

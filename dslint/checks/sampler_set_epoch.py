@@ -22,7 +22,7 @@ from ..analysis.values import Attr, Const, Name, Op, last_name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.libraries import BATCH_SAMPLERS, DISTRIBUTED_SAMPLER, installs_sampler
-from ..model.externals import truthiness
+from ..model.externals import is_none, truthiness
 from ..model.objects import Bound, Cls, Container, Ctx, Ext, Func, Inst, Lit, Step, Top
 from ..model.project import sites_in_scope
 from ..model.queries import Model
@@ -168,7 +168,7 @@ def _may_be_sampler(model: Model, obj, targets, depth: int) -> bool:
     """``obj.set_epoch`` may reach the sampler unless ``obj`` is known to be another object:
     another torch sampler (its own epoch), or an instance of a project class whose own
     ``set_epoch`` sets nothing that may be the sampler (a dataset's epoch)."""
-    if isinstance(obj, Lit) and obj.value is None:
+    if is_none(obj):
         return False  # ``getattr(loader, "sampler", None)``'s default: no sampler there
     if not isinstance(obj, Inst) or (obj.site is not None and obj.site in targets):
         return True
@@ -239,14 +239,14 @@ def _sampler_ref(model: Model, sampler: Inst, route: str, loader, epoch) -> Tupl
             if obj is not None and obj.site == sampler.site and not installed:
                 others = [f.obj for f in values if not isinstance(f.obj, Top)
                           and getattr(loaders.base_loader(f.obj), "site", None) != sampler.site]
-                if all(_is_none(other) for other in others):  # the callers seen may all pass ``distributed=True``:
+                if all(is_none(other) for other in others):  # the callers seen may all pass ``distributed=True``:
                     return name, bool(others) or _may_be_none(bindings, name)  # the fix must suit any caller
             if obj is not None and obj.site == base.site and loader_name is None:
                 loader_name = name
     if not loader_name or not route or installed:
         return (f"{loader_name}.{route}", False) if loader_name and route else (None, False)
     keyword = route.split(".")[0]
-    if any(_is_none(found.obj) for found in model.argument(loader, keyword) or ()) \
+    if any(is_none(found.obj) for found in model.argument(loader, keyword) or ()) \
             or (base.site is not None and _none_written(model, base.site, keyword)):
         return None, False
     return f"{loader_name}.{route}", False
@@ -261,10 +261,6 @@ def _none_written(model: Model, ref, keyword: str) -> bool:
     summary = model.project.summary(ref.module)
     bindings = building.bindings if building is not None else summary.bindings if summary is not None else {}
     return _none_in(written, bindings)
-
-
-def _is_none(obj) -> bool:
-    return isinstance(obj, Lit) and obj.value is None
 
 
 def _may_be_none(bindings, name: str) -> bool:

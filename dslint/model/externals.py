@@ -240,7 +240,7 @@ def _apply(fn, op: str, objs):
             left, right, op = right, left, FLIPPED.get(op, op)
         if isinstance(left, PositiveInt) and isinstance(right, Lit) and _number(right.value):
             return _positive_op(left, op, right.value)
-        if op in ("is", "is-not") and _is_none(left) != _is_none(right) and all(map(_definite, objs)):
+        if op in ("is", "is-not") and is_none(left) != is_none(right) and all(map(_definite, objs)):
             return Lit(op == "is-not")
     return Top("fold")
 
@@ -263,7 +263,8 @@ def _positive_op(left: PositiveInt, op: str, number):
     return Top("fold")
 
 
-def _is_none(obj) -> bool:
+def is_none(obj) -> bool:
+    """The literal None."""
     return isinstance(obj, Lit) and obj.value is None
 
 

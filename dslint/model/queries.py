@@ -511,10 +511,7 @@ class Model:
             return self._iterations
         found: List[Iteration] = []
         seen = set()
-        for info, index, loop in self.project.all_loops():
-            if loop.iter is not None:
-                self._add_iterations(found, seen, self._loop_loaders(info.key, loop), info.key, loop.scope,
-                                     loop.span, index, None)
+        self._loop_iterations(((info.key, index, loop) for info, index, loop in self.project.all_loops()), found, seen)
         for name in ("iter", "next", "list", "tuple"):
             for ref in self.project.calls_named(name):
                 site = self.project.call(ref)
@@ -522,13 +519,17 @@ class Model:
                     self._add_iterations(found, seen, self._call_loaders(ref, site), ref.module, site.scope,
                                          site.span, None, ref.index)
         self._handoffs = self._handoff_modules(found)
-        for module in self._handoffs:
-            for index, loop in enumerate(self.project.summary(module).loops):
-                if loop.iter is not None:
-                    self._add_iterations(found, seen, self._loop_loaders(module, loop), module, loop.scope,
-                                         loop.span, index, None)
+        self._loop_iterations(((module, index, loop) for module in self._handoffs
+                               for index, loop in enumerate(self.project.summary(module).loops)), found, seen)
         self._iterations = found
         return found
+
+    def _loop_iterations(self, loops, found: List[Iteration], seen: set) -> None:
+        """The iterations of ``loops``: (module, index, loop) of each."""
+        for module, index, loop in loops:
+            if loop.iter is not None:
+                self._add_iterations(found, seen, self._loop_loaders(module, loop), module, loop.scope,
+                                     loop.span, index, None)
 
     @staticmethod
     def _add_iterations(found: List[Iteration], seen: set, loaders, module: str, scope: str, span: Span,
