@@ -152,7 +152,7 @@ class Extractor:
             ast.ListComp: self._comprehension, ast.SetComp: self._comprehension,
             ast.GeneratorExp: self._comprehension, ast.DictComp: self._comprehension,
             ast.NamedExpr: self._namedexpr, ast.Yield: self._yield, ast.YieldFrom: self._yield,
-            ast.Starred: self._starred,
+            ast.Starred: self._starred, ast.Slice: self._slice,
         }
 
     # positions ------------------------------------------------------------------
@@ -840,6 +840,13 @@ class Extractor:
         base = self.expr(node.value)
         key = self.expr(node.slice)
         return _new(Item, (base, SLICE if type(node.slice) is ast.Slice else key))
+
+    def _slice(self, node: ast.Slice) -> Value:
+        """``a:b`` in a key of several parts (``x[i, :n]``): a slice, like a whole ``x[a:b]``."""
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                self.expr(part)
+        return SLICE
 
     def _starred(self, node: ast.Starred) -> Value:
         return Starred(self.expr(node.value))

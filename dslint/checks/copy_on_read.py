@@ -34,6 +34,8 @@ def check(model: Model) -> Iterator[Finding]:
             reads.setdefault(function.self_obj, (set(), function))[0].update(
                 model.function_summary(function.func).self_reads)
     for obj, (attrs, function) in reads.items():
+        if _streamed(model, obj.cls):
+            continue
         for item in model.resolver.mro(obj.cls):
             if not isinstance(item, Cls):
                 continue
@@ -64,6 +66,15 @@ def check(model: Model) -> Iterator[Finding]:
                         f"arrays",
                         steps,
                     )
+
+
+def _streamed(model: Model, cls) -> bool:
+    """A dataset that only streams (``__iter__`` and no ``__getitem__``): the lists it holds are
+    the work its workers split (shards, scenes, files), walked once per pass, not a table of
+    records looked up per sample (the rule's page: read in ``__getitem__``)."""
+    resolver = model.resolver
+    return (isinstance(cls, Cls) and resolver.method(cls, "__iter__") is not None
+            and resolver.method(cls, "__getitem__") is None and resolver.method(cls, "__getitems__") is None)
 
 
 def _filled_elsewhere(model: Model, cls: Cls, attr: str, scope: str, value) -> Optional[Span]:

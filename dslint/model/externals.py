@@ -83,7 +83,9 @@ IDENTITY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "builtins.list", "buil
                             # a Ray Tune trainable with resources or fixed arguments attached: the same trainable
                             "ray.tune.with_resources", "ray.tune.with_parameters",
                             # a config as plain containers: the same keys and values
-                            "omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.to_object"})
+                            "omegaconf.OmegaConf.to_container", "omegaconf.OmegaConf.to_object",
+                            # the parser it is given, with DeepSpeed's options added
+                            "deepspeed.add_config_arguments"})
 ARITHMETIC = {
     "+": _op.add, "-": _op.sub, "*": _op.mul, "//": _op.floordiv, "%": _op.mod, "/": _op.truediv,
     "**": _op.pow, "|": _op.or_, "&": _op.and_, "^": _op.xor, "<<": _op.lshift, ">>": _op.rshift,

@@ -575,6 +575,8 @@ class Libraries:
             return self._parsed_dataclass(resolver, inst, index)
         if self.wrapper_named(qualname) is not None:
             return self.prepared(resolver, inst, index)
+        if qualname == "deepspeed.initialize" and index == 0:  # (engine, optimizer, loader, scheduler)
+            return (Found(Inst(Ext("deepspeed.DeepSpeedEngine"), inst.site, inst.ctx)),)
         if qualname in RANDOM_SPLIT:  # each part is a Subset of the dataset (the call's first argument)
             return (Found(Inst(Ext("torch.utils.data.Subset"), inst.site, inst.ctx)),)
         return None

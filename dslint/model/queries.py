@@ -22,8 +22,8 @@ import re
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop, Span
-from ..analysis.values import (Attr, Call, Const, DictDisplay, Element, FunctionRef, Imported, Item, Name, Op, Part, Seq,
-                               Starred, dotted, last_name, same_value)
+from ..analysis.values import (SLICE, Attr, Call, Const, DictDisplay, Element, FunctionRef, Imported, Item, Name, Op,
+                               Part, Seq, Starred, dotted, last_name, same_value)
 from . import externals, mmconfig
 from .effects import SHARDING_NAMES, datasets_pool, main_process_only
 from .externals import device_kind, device_target, truthiness
@@ -89,6 +89,7 @@ DATA_PARALLEL = frozenset({
     "torch.distributed.fsdp.FullyShardedDataParallel",
     "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
     "apex.parallel.DistributedDataParallel",
+    "deepspeed.DeepSpeedEngine",  # what ``deepspeed.initialize`` hands back first: data parallel (ZeRO)
 })
 RANK_BLIND_SAMPLERS = frozenset({"RandomSampler", "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler",
                                  "BatchSampler"})
@@ -2544,7 +2545,7 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
         return (inner[0], inner[1] or f"`.{value.name}`") if inner is not None else None
     if isinstance(value, Item):
         return _batch_view(model, value.base, ctx, function, loader, depth + 1) \
-            if isinstance(value.key, Const) or _int_key(model, value.key, ctx) else None  # a mask or index tensor copies
+            if isinstance(value.key, Const) or _basic_key(model, value.key, ctx) else None  # a mask or index tensor copies
     if type(value) is Part:  # ``x, y = batch``: a part of the batch
         return _batch_view(model, value.base, ctx, function, loader, depth + 1)
     if type(value) in (Seq, DictDisplay):  # ``pair = (x, y)``: the display keeps its items
@@ -2581,10 +2582,20 @@ def _scope_bindings(model: Model, ctx: Ctx, function):
     return summary.bindings, summary.blocks
 
 
+def _basic_key(model: Model, key, ctx: Ctx) -> bool:
+    """A subscript key of basic indexing, which returns a view of the same storage: a slice,
+    an int, or a tuple of them (``feats[b, :n]``)."""
+    if key == SLICE:
+        return True
+    if type(key) is Seq and key.kind == "tuple":
+        return bool(key.items) and all(item == SLICE or isinstance(item, Const) or _int_key(model, item, ctx)
+                                       for item in key.items)
+    return _int_key(model, key, ctx)
+
+
 def _int_key(model: Model, key, ctx: Ctx) -> bool:
     """A subscript key known to be an int (``worst = int(loss.argmax())``, the variable of a
-    loop over ``range(...)`` or over a flattened tensor's ``.tolist()``): basic indexing,
-    which returns a view of the same storage."""
+    loop over ``range(...)`` or over a flattened tensor's ``.tolist()``)."""
     if isinstance(key, Name):
         bindings, blocks = _scope_bindings(model, ctx, model.project.function(ctx.module, ctx.scope))
         found = reaching(bindings.get(key.id, ()), key.pos, blocks) if key.id in bindings else ()
