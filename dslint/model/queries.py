@@ -239,6 +239,10 @@ class DatasetChange(NamedTuple):
     trail: Trail  # the calls from the epoch loop to it, then where the method assigns
 
 
+# Arrays made in the process that calls them: their items changed in place stay in that process
+LOCAL_ARRAYS = frozenset(f"{library}.{name}" for library in ("numpy", "torch")
+                         for name in ("zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
+                                      "empty_like", "array", "asarray", "arange"))
 # Attributes code sets on a library object after building it that pickle then carries to the
 # workers: a dataset's transforms (``full.transform = ...`` after ``random_split(full, ...)``).
 SET_AFTER_ATTRS = ("transform", "target_transform", "transforms")
@@ -1099,19 +1103,37 @@ class Model:
         for store in self.project.summary(module).stores:
             if store.scope != scope or not first <= store.span.row <= last or store.kind == "del":
                 continue
-            for obj, reads in self._state_objects(store.target, ctx, state):
-                if store.attr in reads:
-                    found.append(DatasetChange(module, store.span, obj, store.attr, True, trail))
+            target, attr = store.target, store.attr
+            if attr == "[]" and type(target) is Attr:  # ``dataset.labels[idx] = new``: the array changed in place
+                target, attr = target.base, target.name
+            for obj, reads in self._state_objects(target, ctx, state):
+                if attr in reads and (store.attr != "[]" or self._process_local(obj, attr)):
+                    found.append(DatasetChange(module, store.span, obj, attr, True, trail))
         for _, site in self._calls_between(module, scope, first, last):
             if not isinstance(site.func, Attr):
                 continue
             for obj, reads in self._state_objects(site.func.base, ctx, state):
                 method = self.resolver.method(obj.cls, site.func.name)
                 for attr, store, via in self._assigned_by(method, obj):
-                    if attr in reads:
-                        assigned = Step(store[0], store[1].span, f"`self.{attr}` assigned here")
+                    if attr in reads and (store[1].attr != "[]" or self._process_local(obj, attr)):
+                        how = "changed in place" if store[1].attr == "[]" else "assigned"
+                        assigned = Step(store[0], store[1].span, f"`self.{attr}` {how} here")
                         found.append(DatasetChange(module, site.span, obj, attr, False, trail + via + (assigned,)))
         return found
+
+    def _process_local(self, obj: Inst, attr: str) -> bool:
+        """Whether every value the class stores in ``self.<attr>`` is an array or container of
+        the process that holds it (``np.full(n, -1)``, ``[]``): its items changed in place in
+        the main process stay there (a tensor in shared memory, a ``Manager`` proxy, would not)."""
+        values = []
+        for cls in self.resolver.mro(obj.cls):
+            if isinstance(cls, Cls):
+                for function, store in self.resolver.self_stores(cls).get(attr, ()):
+                    if store.kind == "assign":
+                        values.extend(self.resolver.eval(store.value, self.resolver.method_ctx(obj, cls.module, function)))
+        return bool(values) and all(
+            (type(f.obj) is Container and f.obj.kind in ("list", "dict"))
+            or (type(f.obj) is Inst and type(f.obj.cls) is Ext and f.obj.cls.qualname in LOCAL_ARRAYS) for f in values)
 
     def _state_objects(self, value, ctx: Ctx, state) -> List[Tuple[Inst, Set[str]]]:
         """The objects of ``state`` (see ``worker_state``) that ``value`` may be."""
@@ -1131,6 +1153,12 @@ class Model:
         owner = Cls(method.module, method.qualname.rpartition(".")[0])
         found = [(attr, (method.module, store), ()) for attr, stores in self.resolver.self_stores(owner).items()
                  for function, store in stores if function.qualname == method.qualname and store.kind != "del"]
+        function = self.project.function(method.module, method.qualname)
+        own = function.params[0].name if function is not None and function.params else None
+        found.extend((store.target.name, (method.module, store), ())  # ``self.labels[idx] = new``: in place
+                     for store in self.project.summary(method.module).stores
+                     if store.scope == method.qualname and store.attr == "[]" and store.kind in ("assign", "aug")
+                     and type(store.target) is Attr and type(store.target.base) is Name and store.target.base.id == own)
         if depth > 0:
             for callee, bound, ref in self.callees(method, obj):
                 if bound == obj and callee != method:
@@ -2605,9 +2633,10 @@ def _int_key(model: Model, key, ctx: Ctx) -> bool:
             key = found[0].value
     if isinstance(key, Call):
         site = model.project.summary(ctx.module).calls[key.index]
-        if isinstance(site.func, Attr):
-            return site.func.name == "item" and not site.args  # ``loss.argmax().item()``: a Python number
-        return any(isinstance(f.obj, Ext) and f.obj.qualname == "builtins.int" for f in model.resolver.eval(site.func, ctx))
+        if isinstance(site.func, Attr):  # ``loss.argmax().item()``: a Python number; ``names.index("tp")``
+            return (site.func.name == "item" and not site.args) or (site.func.name in ("index", "count") and bool(site.args))
+        return any(isinstance(f.obj, Ext) and f.obj.qualname in ("builtins.int", "builtins.len")
+                   for f in model.resolver.eval(site.func, ctx))
     found = model.resolver.eval(key, ctx)
     return bool(found) and all(type(f.obj) is Lit and type(f.obj.value) is int for f in found)
 
@@ -2647,19 +2676,30 @@ def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:
 
 
 def _concatenated(model: Model, module: str, scope: str, holder) -> str:
-    """"`torch.cat(preds)`" when the container is concatenated as tensors in the same function."""
+    """"`torch.cat(preds)`" when the container is concatenated as tensors in the same function,
+    itself or a comprehension over it (``torch.cat([p.flatten() for p in preds])``)."""
     summary = model.project.summary(module)
     ctx = model.resolver.context(module, scope)
     for index in sites_in_scope(model.project, module, scope):
         site = summary.calls[index]
         if not site.args or last_name(site.func) not in {q.rpartition(".")[2] for q in CONCATENATORS}:
             continue
-        if same_value(site.args[0], holder) and any(isinstance(f.obj, Ext) and f.obj.qualname in CONCATENATORS
+        given = site.args[0]
+        if (same_value(given, holder) or _comprehension_over(summary, scope, site.span, given, holder)) and any(isinstance(f.obj, Ext) and f.obj.qualname in CONCATENATORS
                                                     for f in model.resolver.eval(site.func, ctx)):
             text = " ".join(model.project.text_of(module, site.span).split())
             shown = f"`{text}`" if len(text) <= 50 else "a `torch` concatenation"
             return f"{shown} at line {site.span.row}"
     return ""
+
+
+def _comprehension_over(summary, scope: str, span: Span, value, holder) -> bool:
+    """``value`` is a comprehension (written within ``span``) whose only ``for`` runs over ``holder``."""
+    if type(value) is not Seq or value.kind != "comp":
+        return False
+    loops = [loop for loop in summary.loops
+             if loop.kind == "comp" and loop.scope == scope and span.row <= loop.span.row <= span.end_row]
+    return len(loops) == 1 and same_value(loops[0].iter, holder)
 
 
 def _used_as_tensor(model: Model, module: str, loop: Loop, value) -> str:
