@@ -1130,7 +1130,8 @@ class Model:
             if isinstance(cls, Cls):
                 for function, store in self.resolver.self_stores(cls).get(attr, ()):
                     if store.kind == "assign":
-                        values.extend(self.resolver.eval(store.value, self.resolver.method_ctx(obj, cls.module, function)))
+                        ctx = self.resolver.method_ctx(obj, cls.module, function)
+                        values.extend(self.resolver.eval(store.value, ctx))
         return bool(values) and all(
             (type(f.obj) is Container and f.obj.kind in ("list", "dict"))
             or (type(f.obj) is Inst and type(f.obj.cls) is Ext and f.obj.cls.qualname in LOCAL_ARRAYS) for f in values)
@@ -1158,7 +1159,8 @@ class Model:
         found.extend((store.target.name, (method.module, store), ())  # ``self.labels[idx] = new``: in place
                      for store in self.project.summary(method.module).stores
                      if store.scope == method.qualname and store.attr == "[]" and store.kind in ("assign", "aug")
-                     and type(store.target) is Attr and type(store.target.base) is Name and store.target.base.id == own)
+                     and type(store.target) is Attr and type(store.target.base) is Name
+                     and store.target.base.id == own)
         if depth > 0:
             for callee, bound, ref in self.callees(method, obj):
                 if bound == obj and callee != method:
@@ -2634,7 +2636,8 @@ def _int_key(model: Model, key, ctx: Ctx) -> bool:
     if isinstance(key, Call):
         site = model.project.summary(ctx.module).calls[key.index]
         if isinstance(site.func, Attr):  # ``loss.argmax().item()``: a Python number; ``names.index("tp")``
-            return (site.func.name == "item" and not site.args) or (site.func.name in ("index", "count") and bool(site.args))
+            name = site.func.name
+            return (name == "item" and not site.args) or (name in ("index", "count") and bool(site.args))
         return any(isinstance(f.obj, Ext) and f.obj.qualname in ("builtins.int", "builtins.len")
                    for f in model.resolver.eval(site.func, ctx))
     found = model.resolver.eval(key, ctx)
@@ -2685,8 +2688,9 @@ def _concatenated(model: Model, module: str, scope: str, holder) -> str:
         if not site.args or last_name(site.func) not in {q.rpartition(".")[2] for q in CONCATENATORS}:
             continue
         given = site.args[0]
-        if (same_value(given, holder) or _comprehension_over(summary, scope, site.span, given, holder)) and any(isinstance(f.obj, Ext) and f.obj.qualname in CONCATENATORS
-                                                    for f in model.resolver.eval(site.func, ctx)):
+        over = same_value(given, holder) or _comprehension_over(summary, scope, site.span, given, holder)
+        if over and any(isinstance(f.obj, Ext) and f.obj.qualname in CONCATENATORS
+                        for f in model.resolver.eval(site.func, ctx)):
             text = " ".join(model.project.text_of(module, site.span).split())
             shown = f"`{text}`" if len(text) <= 50 else "a `torch` concatenation"
             return f"{shown} at line {site.span.row}"
