@@ -16,7 +16,7 @@ from ..analysis.summary import Span
 from ..analysis.values import Attr, Call, DictDisplay, Item, Name, Seq, mentions
 from ..diagnostics import Finding
 from ..model.libraries import parsed_table
-from ..model.objects import Cls, Container, Inst, Iterated, Step
+from ..model.objects import Cls, Container, Ext, Inst, Iterated, Lit, Step
 from ..model.project import sites_in_scope
 from ..model.queries import WORKER_METHODS, Model
 from .base import finding
@@ -129,6 +129,8 @@ def _many_objects(model: Model, results, sizes: bool = False, per_sample: bool =
         obj = found.obj
         if _parsed(obj):
             return f"a parsed annotation file (`{obj.cls.qualname}`)"
+        if _frame_records(model, obj):
+            return "a table's rows as Python dicts (`DataFrame.to_dict(\"records\")`)"
         table = _table_of(obj)
         if sizes and table is not None:
             return f"the entries of a parsed annotation file (`{table}`, one per sample)"
@@ -187,6 +189,16 @@ def _table_of(obj) -> Optional[str]:
     """The parser (``json.load``) whose result ``obj`` is, or a part of (``json.load[]``): None
     for anything else (a record taken from one is ``_parsed_record``)."""
     return None if isinstance(obj, Iterated) else parsed_table(obj)
+
+
+def _frame_records(model: Model, obj) -> bool:
+    """A pandas table's rows made Python dicts, one per row: ``df.to_dict("records")`` (or
+    ``orient="index"``)."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None
+            and obj.cls.qualname.startswith("pandas.") and obj.cls.qualname.endswith("().to_dict")):
+        return False
+    orient = model.resolver.keyword_at(obj.site, obj.ctx, "orient", 0) or ()
+    return bool(orient) and all(isinstance(f.obj, Lit) and f.obj.value in ("records", "index") for f in orient)
 
 
 def _parsed(obj) -> bool:

@@ -158,6 +158,17 @@ WEBDATASET_FLUID = (
     "lmdb_cached", "compose", "with_length", "with_epoch", "repeat", "append",
 )
 PYG_GRAPH_LOADER = ("data", "num_neighbors")
+# PyTorch Geometric's datasets: indexed by a slice, a list or a tensor of indices (and through
+# ``shuffle()``/``index_select()``/``copy()``) they hand back a dataset of the same class sharing
+# its storage and transform, not an item (``dataset[:110_000]``, ``dataset[split["train"]]``)
+PYG_DATASET_BASES = frozenset({"torch_geometric.data.Dataset", "torch_geometric.data.dataset.Dataset",
+                               "torch_geometric.data.InMemoryDataset",
+                               "torch_geometric.data.in_memory_dataset.InMemoryDataset"})
+PYG_DATASETS = "torch_geometric.datasets."
+# Loader subclasses that hand ``sampler``/``batch_sampler`` to torch's DataLoader as they are:
+# their data is split across ranks exactly as torch's would be
+TORCH_SAMPLING = frozenset({"torch_geometric.loader.DataLoader", "monai.data.DataLoader"})
+PYG_SUBSET_METHODS = frozenset({"shuffle", "index_select", "copy"})
 LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
     # torchdata 0.11: a DataLoader subclass with DataLoader's arguments
     LoaderSpec(("torchdata.stateful_dataloader.StatefulDataLoader",), "torchdata"),

@@ -30,7 +30,7 @@ from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
 from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, LIGHTNING_MODULES, POOL_INITIALIZERS,
                         PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, entry_point, matches, process_target,
-                        split_entry_point, without_context)
+                        TORCH_SAMPLING, split_entry_point, without_context)
 from .objects import (
     NUMBERS,
     made_number,
@@ -63,6 +63,13 @@ LIBRARY_ITEM_HOOKS = {
     "torch_geometric.data.Dataset": ("get",), "torch_geometric.data.dataset.Dataset": ("get",),
     "torch_geometric.data.InMemoryDataset": ("get",), "torch_geometric.data.in_memory_dataset.InMemoryDataset": ("get",),
 }
+# Library bases whose ``__call__`` runs a method the project's subclass defines: a module (or a
+# PyTorch Geometric transform) used as a dataset's transform runs its ``forward`` in the worker.
+LIBRARY_CALL_HOOKS = {
+    "torch.nn.Module": "forward", "torch.nn.modules.module.Module": "forward",
+    "torch_geometric.transforms.BaseTransform": "forward",
+    "torch_geometric.transforms.base_transform.BaseTransform": "forward",
+}
 DATASET_BASES = (
     "torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset", "torch.utils.data.IterableDataset",
     "torch.utils.data.dataset.IterableDataset", "torch.utils.data.TensorDataset",
@@ -93,7 +100,9 @@ DATA_PARALLEL = frozenset({
 })
 RANK_BLIND_SAMPLERS = frozenset({"RandomSampler", "SequentialSampler", "SubsetRandomSampler", "WeightedRandomSampler",
                                  "BatchSampler"})
-RANK_BLIND_DATASET_PACKAGES = ("torch.utils.data", "torchvision.datasets")
+# datasets of these packages never split themselves by rank (PyTorch Geometric's included)
+RANK_BLIND_DATASET_PACKAGES = ("torch.utils.data", "torchvision.datasets", "torch_geometric.datasets.",
+                               "torch_geometric.data.")
 RANK_WORDS = ("rank", "world", "replica", "process_index", "num_processes")
 # ``shard`` speaks of ranks as a count or an index of shards (``num_shards``, ``shard_id``) or
 # the call that takes one (``dataset.shard(n, i)``), not as the files a stream reads
@@ -1260,7 +1269,7 @@ class Model:
         if framework and self.managed(loader):
             return "split", ()
         spec = self.spec(loader)
-        if spec is None or spec.library not in ("torch", "torchdata"):
+        if spec is None or (spec.library not in ("torch", "torchdata") and not TORCH_SAMPLING.intersection(spec.names)):
             return "unknown", ()
         why: Trail = ()
         for name in ("sampler", "batch_sampler"):
@@ -1598,6 +1607,19 @@ class Model:
                 entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1, expanded))
         return entries
 
+    def called_method(self, cls: Cls) -> Optional[Func]:
+        """What calling an instance of ``cls`` runs: its ``__call__``, or, when a library base's
+        ``__call__`` hands over to a method the class defines, that method (``forward`` of an
+        ``nn.Module`` or of a PyTorch Geometric ``BaseTransform``: ``LIBRARY_CALL_HOOKS``)."""
+        method = self.resolver.method(cls, "__call__")
+        if method is not None:
+            return method
+        for item in self.resolver.mro(cls):
+            hook = LIBRARY_CALL_HOOKS.get(item.qualname) if isinstance(item, Ext) else None
+            if hook is not None:
+                return self.resolver.method(cls, hook)
+        return None
+
     def _library_item_hooks(self, cls: Cls) -> Tuple[str, ...]:
         """The methods a library base's ``__getitem__`` calls on the project's subclass, when
         the subclass does not define ``__getitem__`` itself (``LIBRARY_ITEM_HOOKS``)."""
@@ -1660,7 +1682,7 @@ class Model:
         if isinstance(obj, Bound):
             return [WorkerFunction(obj.func, obj.self_obj, role, trail)]
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
-            method = self.resolver.method(obj.cls, "__call__")
+            method = self.called_method(obj.cls)
             return [WorkerFunction(method, obj, role, trail)] if method is not None else []
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "functools.partial" and obj.site:
             held = obj.ctx or self.resolver.context(obj.site.module, self.project.call(obj.site).scope)
@@ -1763,7 +1785,7 @@ class Model:
                 elif isinstance(obj, Bound):
                     out.append((obj.func, obj.self_obj, ref))
                 elif isinstance(obj, Inst) and isinstance(obj.cls, Cls):
-                    method = self.resolver.method(obj.cls, "__call__")
+                    method = self.called_method(obj.cls)
                     if method is not None:
                         out.append((method, obj, ref))
                 elif constructions and isinstance(obj, Cls):  # runs ``__init__`` on the new object
@@ -1947,6 +1969,9 @@ class Model:
                         step = Step(item.module, store.span, f"stored as `self.{attr}`")
                         for found in self.resolver.eval(store.value, ctx):
                             yield found, step
+            for name in SET_AFTER_ATTRS:  # ``dataset.transform = lambda d: ...`` once it is built
+                for found in self.resolver.set_after(obj, name):
+                    yield found, None
         elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None:
             for found in self.constructor_arguments(obj):
                 yield found, None

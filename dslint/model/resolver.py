@@ -40,7 +40,8 @@ from ..analysis.values import (
     root_name,
 )
 from . import configfiles, externals, registrations
-from .libraries import TRIAL_RUNNER_NAMES, TRIAL_RUNNERS, parsed_table
+from .libraries import (PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
+                        parsed_table)
 from .objects import (
     TOP,
     made_number,
@@ -1871,6 +1872,8 @@ class Resolver:
                 parts.append(UNKNOWN_RESULT if _tensor_index(keys) else (found,))
             elif isinstance(obj, (Cls, Ext)) and isinstance(value.base, (Name, Attr)):
                 parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
+            elif isinstance(obj, Inst) and self.is_pyg_dataset(obj) and self._indices_key(value, ctx):
+                parts.append((found,))  # ``dataset[:n]``, ``dataset[split["train"]]``: the same dataset, fewer items
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and not self.is_loader(obj):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 index = keys[0].obj.value if len(keys) == 1 and type(keys[0].obj) is Lit else None
@@ -1903,6 +1906,25 @@ class Resolver:
             else:
                 parts.append(UNKNOWN_RESULT)
         return join(parts)
+
+    def is_pyg_dataset(self, inst: Inst) -> bool:
+        """An instance of a PyTorch Geometric dataset (of the library, or a project subclass)."""
+        cls = inst.cls
+        if isinstance(cls, Ext):
+            return cls.qualname.startswith(PYG_DATASETS) or cls.qualname in PYG_DATASET_BASES
+        return isinstance(cls, Cls) and any(isinstance(item, Ext) and item.qualname in PYG_DATASET_BASES
+                                            for item in self.mro(cls))
+
+    def _indices_key(self, value: Item, ctx: Ctx) -> bool:
+        """A subscript key that selects several items: a slice, a list display, or values among
+        which a list, an array or a tensor, and no literal (an index: ``dataset[0]``)."""
+        if value.key == SLICE or (type(value.key) is Seq and value.key.kind == "list"):
+            return True
+        keys = self.eval(value.key, ctx)
+        return not any(type(f.obj) is Lit for f in keys) and any(
+            (type(f.obj) is Container and f.obj.kind in ("list", "tuple"))
+            or (type(f.obj) is Inst and type(f.obj.cls) is Ext and f.obj.cls.qualname.startswith(("torch.", "numpy.")))
+            for f in keys)
 
     @bounded(None)
     def dict_item(self, container: Container, key) -> Optional[Results]:
@@ -2233,6 +2255,8 @@ class Resolver:
     @bounded(UNKNOWN_RESULT)
     def method_call(self, receiver: Found, name: str, ref: SiteRef, ctx: Ctx) -> Results:
         obj = receiver.obj
+        if name in PYG_SUBSET_METHODS and isinstance(obj, Inst) and self.is_pyg_dataset(obj):
+            return (receiver,)  # ``QM9(root).shuffle()``: the same dataset, in another order
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
             if name in BAG_COPIES and obj.cls.qualname in ATTRIBUTE_BAGS:
                 return (receiver,)  # ``_C.clone()``: the same entries
