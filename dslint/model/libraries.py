@@ -165,10 +165,10 @@ PYG_DATASET_BASES = frozenset({"torch_geometric.data.Dataset", "torch_geometric.
                                "torch_geometric.data.InMemoryDataset",
                                "torch_geometric.data.in_memory_dataset.InMemoryDataset"})
 PYG_DATASETS = "torch_geometric.datasets."
+PYG_SUBSET_METHODS = frozenset({"shuffle", "index_select", "copy"})
 # Loader subclasses that hand ``sampler``/``batch_sampler`` to torch's DataLoader as they are:
 # their data is split across ranks exactly as torch's would be
 TORCH_SAMPLING = frozenset({"torch_geometric.loader.DataLoader", "monai.data.DataLoader"})
-PYG_SUBSET_METHODS = frozenset({"shuffle", "index_select", "copy"})
 LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
     # torchdata 0.11: a DataLoader subclass with DataLoader's arguments
     LoaderSpec(("torchdata.stateful_dataloader.StatefulDataLoader",), "torchdata"),

@@ -1911,7 +1911,8 @@ class Resolver:
         """An instance of a PyTorch Geometric dataset (of the library, or a project subclass)."""
         cls = inst.cls
         if isinstance(cls, Ext):
-            return cls.qualname.startswith(PYG_DATASETS) or cls.qualname in PYG_DATASET_BASES
+            name = cls.qualname  # the class itself, not what a call on one gives (``QM9(root).get(0)``)
+            return "(" not in name and (name.startswith(PYG_DATASETS) or name in PYG_DATASET_BASES)
         return isinstance(cls, Cls) and any(isinstance(item, Ext) and item.qualname in PYG_DATASET_BASES
                                             for item in self.mro(cls))
 
