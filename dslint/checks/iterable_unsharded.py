@@ -3,9 +3,10 @@
 Each worker gets its own copy of an ``IterableDataset`` and runs ``__iter__`` from the
 start; unless the iteration consults ``get_worker_info()`` (directly, in a helper it
 calls in any module, or via the loader's ``worker_init_fn``) every sample arrives once
-per worker. A dataset whose ``__iter__`` iterates another dataset it was given leaves
-the sharding to that one; webdataset's ``WebDataset`` splits by worker itself, unless its
-``workersplitter`` is turned off (reported at that argument). A stream of fresh draws from
+per worker. A dataset whose ``__iter__`` iterates another dataset it was given (in a loop,
+or through ``iter()``; a Hugging Face dataset included) leaves the sharding to that one;
+webdataset's ``WebDataset`` splits by worker itself, unless its ``workersplitter`` is
+turned off (reported at that argument). A stream of fresh draws from
 generators seeded apart in each worker, or of items of its data picked by such draws (a
 replay buffer sampled with ``np.random.randint``), duplicates nothing.
 """
@@ -153,6 +154,9 @@ def _delegates(model: Model, func: Func, dataset: Inst, depth: int = 0) -> bool:
     self_name = function.params[0].name if function.params else "self"
     iterated = [loop.iter for loop in summary.loops if loop.scope == func.qualname and loop.iter is not None]
     iterated += [r.base for r in function.returns if type(r).__name__ == "Element"]
+    iterated += [site.args[0] for site in (summary.calls[i] for i in sites_in_scope(model.project, func.module,
+                                                                                    func.qualname))
+                 if type(site.func) is Name and site.func.id == "iter" and site.args]  # ``it = iter(self.dataset)``
     for value in iterated:
         if root_name(value) != self_name:
             continue
@@ -209,8 +213,15 @@ def _stream_like(model: Model, obj) -> bool:
     if isinstance(obj, Inst):
         if isinstance(obj.cls, Cls):
             return model.is_dataset_class(obj.cls) or model.resolver.method(obj.cls, "__iter__") is not None
-        return model.resolver.is_loader(obj) or "Dataset" in obj.cls.qualname or "DataPipe" in obj.cls.qualname
+        return model.resolver.is_loader(obj) or "Dataset" in obj.cls.qualname or "DataPipe" in obj.cls.qualname \
+            or obj.cls.qualname.startswith(HF_DATASETS)
     return False
+
+
+# Hugging Face ``datasets`` objects (``load_dataset(..., streaming=True)``, ``split_dataset_by_node``):
+# a streaming one hands each DataLoader worker its own shards; whether this one streams is not
+# known here, so iterating it hands the sharding over, as an unknown stream does
+HF_DATASETS = "datasets."
 
 
 def _given_splitter(model: Model, dataset: Inst) -> bool:
