@@ -18,6 +18,7 @@ from typing import FrozenSet, Iterator, NamedTuple, Set
 from ..analysis.values import Attr, Call, DictDisplay, Element, Item, Name, Op, Part, Seq, Starred, Unknown, root_name
 from ..diagnostics import Finding
 from ..model import effects, loaders
+from ..model.libraries import HF_DATASETS
 from ..model.objects import Cls, Container, Ctx, Ext, Func, Gen, Inst, Iterated, Lit, Managed, SiteRef, Step, Top
 from ..model.project import sites_in_scope
 from ..model.queries import Model, WorkerFunction
@@ -213,15 +214,13 @@ def _stream_like(model: Model, obj) -> bool:
     if isinstance(obj, Inst):
         if isinstance(obj.cls, Cls):
             return model.is_dataset_class(obj.cls) or model.resolver.method(obj.cls, "__iter__") is not None
+        # a Hugging Face dataset (``load_dataset(..., streaming=True)``, ``split_dataset_by_node``): a
+        # streaming one hands each worker its own shards; whether this one streams is not known
+        # here, so iterating it hands the sharding over, as an unknown stream does
         return model.resolver.is_loader(obj) or "Dataset" in obj.cls.qualname or "DataPipe" in obj.cls.qualname \
             or obj.cls.qualname.startswith(HF_DATASETS)
     return False
 
-
-# Hugging Face ``datasets`` objects (``load_dataset(..., streaming=True)``, ``split_dataset_by_node``):
-# a streaming one hands each DataLoader worker its own shards; whether this one streams is not
-# known here, so iterating it hands the sharding over, as an unknown stream does
-HF_DATASETS = "datasets."
 
 
 def _given_splitter(model: Model, dataset: Inst) -> bool:

@@ -202,15 +202,7 @@ SHARED_TENSORS = (".share_memory_", ".share_memory_()")
 
 def _main_values(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]) -> list:
     """What the main process (code outside the workers) assigns to ``self.attr``."""
-    values = []
-    for cls in model.resolver.mro(obj.cls):
-        if not isinstance(cls, Cls):
-            continue
-        for function, store in model.resolver.self_stores(cls).get(attr, ()):
-            if store.kind == "assign" and Func(cls.module, function.qualname) not in worker_funcs:
-                ctx = model.resolver.method_ctx(obj, cls.module, function)
-                values.extend(model.resolver.eval(store.value, ctx))
-    return values
+    return model.assigned_values(obj, attr, worker_funcs)
 
 
 def _main_reader(model: Model, obj: Inst, attr: str, worker_funcs: Set[Func]):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, NamedTuple, O
 from ..analysis.summary import CallSite, Span, bound_once
 from ..analysis.values import NONE, UNKNOWN, Attr, Call, Const, Imported, Name, Starred, Unknown, last_name
 from .externals import device_kind, device_target
+from .libraries import HF_DATASETS
 from .objects import Cls, Ctx, Ext, Func, Inst, Lit, PositiveInt, SiteRef
 from .project import sites_in_scope
 
@@ -577,7 +578,7 @@ def datasets_pool(model: "Model", site: CallSite, ctx: Ctx, names=None) -> bool:
     if last_name(site.func) not in PROCESS_MAPPERS or not _several_processes(model, site, ctx):
         return False
     names = callee_names(model, site, ctx) if names is None else names
-    return any(q.replace("()", "").startswith("datasets.") for q in names)
+    return any(q.replace("()", "").startswith(HF_DATASETS) for q in names)
 
 
 def _several_processes(model: "Model", site: CallSite, ctx: Ctx) -> bool:

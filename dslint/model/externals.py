@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional
 from ..analysis.values import Call, Const, DictDisplay, Op, Seq, Starred
 from . import configfiles
 from .argparse_defaults import argument_default
-from .libraries import PASS_THROUGH
+from .libraries import HF_DATASETS, PASS_THROUGH
 from .objects import (
     UNKNOWN_RESULT,
     Batch,
@@ -73,7 +73,7 @@ def computes_value(qualname: str) -> bool:
         return qualname[9:] in VALUE_BUILTINS
     if qualname.startswith("torch.") and qualname.count(".") == 1:
         return True  # torch.tensor, torch.ByteTensor, torch.stack...: tensors
-    if qualname.startswith("datasets.") and qualname.rpartition(".")[2] in EAGER_TABLE_METHODS:
+    if qualname.startswith(HF_DATASETS) and qualname.rpartition(".")[2] in EAGER_TABLE_METHODS:
         return True  # Hugging Face ``ds.map(f, num_proc=4)`` runs ``f`` now and keeps the new table
     return qualname.startswith(VALUE_PACKAGES)
 

@@ -158,6 +158,7 @@ WEBDATASET_FLUID = (
     "lmdb_cached", "compose", "with_length", "with_epoch", "repeat", "append",
 )
 PYG_GRAPH_LOADER = ("data", "num_neighbors")
+HF_DATASETS = "datasets."  # what Hugging Face ``datasets`` objects' qualified names start with
 # PyTorch Geometric's datasets: indexed by a slice, a list or a tensor of indices (and through
 # ``shuffle()``/``index_select()``/``copy()``) they hand back a dataset of the same class sharing
 # its storage and transform, not an item (``dataset[:110_000]``, ``dataset[split["train"]]``)

@@ -29,8 +29,8 @@ from .effects import SHARDING_NAMES, datasets_pool, main_process_only
 from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
 from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, LIGHTNING_MODULES, POOL_INITIALIZERS,
-                        PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, entry_point, matches, process_target,
-                        TORCH_SAMPLING, split_entry_point, without_context)
+                        PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, PYG_DATASET_BASES, entry_point, matches,
+                        process_target, TORCH_SAMPLING, split_entry_point, without_context)
 from .objects import (
     NUMBERS,
     made_number,
@@ -59,10 +59,7 @@ MAX_WORKER_FUNCTIONS = 300
 WORKER_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
 # Library datasets whose own ``__getitem__`` calls a method the project's subclass defines:
 # PyTorch Geometric's ``Dataset.__getitem__`` runs ``self.get(idx)`` in the worker.
-LIBRARY_ITEM_HOOKS = {
-    "torch_geometric.data.Dataset": ("get",), "torch_geometric.data.dataset.Dataset": ("get",),
-    "torch_geometric.data.InMemoryDataset": ("get",), "torch_geometric.data.in_memory_dataset.InMemoryDataset": ("get",),
-}
+LIBRARY_ITEM_HOOKS = {base: ("get",) for base in PYG_DATASET_BASES}
 # Library bases whose ``__call__`` runs a method the project's subclass defines: a module (or a
 # PyTorch Geometric transform) used as a dataset's transform runs its ``forward`` in the worker.
 LIBRARY_CALL_HOOKS = {
@@ -1130,17 +1127,24 @@ class Model:
                         found.append(DatasetChange(module, site.span, obj, attr, False, trail + via + (assigned,)))
         return found
 
+    def assigned_values(self, obj: Inst, attr: str, skip: Set[Func] = frozenset()) -> list:
+        """What the methods of ``obj``'s class and its project bases (but those in ``skip``)
+        assign to ``self.<attr>``, evaluated for ``obj``."""
+        values = []
+        for cls in self.resolver.mro(obj.cls):
+            if not isinstance(cls, Cls):
+                continue
+            for function, store in self.resolver.self_stores(cls).get(attr, ()):
+                if store.kind == "assign" and Func(cls.module, function.qualname) not in skip:
+                    ctx = self.resolver.method_ctx(obj, cls.module, function)
+                    values.extend(self.resolver.eval(store.value, ctx))
+        return values
+
     def _process_local(self, obj: Inst, attr: str) -> bool:
         """Whether every value the class stores in ``self.<attr>`` is an array or container of
         the process that holds it (``np.full(n, -1)``, ``[]``): its items changed in place in
         the main process stay there (a tensor in shared memory, a ``Manager`` proxy, would not)."""
-        values = []
-        for cls in self.resolver.mro(obj.cls):
-            if isinstance(cls, Cls):
-                for function, store in self.resolver.self_stores(cls).get(attr, ()):
-                    if store.kind == "assign":
-                        ctx = self.resolver.method_ctx(obj, cls.module, function)
-                        values.extend(self.resolver.eval(store.value, ctx))
+        values = self.assigned_values(obj, attr)
         return bool(values) and all(
             (type(f.obj) is Container and f.obj.kind in ("list", "dict"))
             or (type(f.obj) is Inst and type(f.obj.cls) is Ext and f.obj.cls.qualname in LOCAL_ARRAYS) for f in values)
@@ -1166,8 +1170,8 @@ class Model:
         function = self.project.function(method.module, method.qualname)
         own = function.params[0].name if function is not None and function.params else None
         found.extend((store.target.name, (method.module, store), ())  # ``self.labels[idx] = new``: in place
-                     for store in self.project.summary(method.module).stores
-                     if store.scope == method.qualname and store.attr == "[]" and store.kind in ("assign", "aug")
+                     for _, store in self.resolver.stores_by_scope(method.module).get(method.qualname, ())
+                     if store.attr == "[]" and store.kind in ("assign", "aug")
                      and type(store.target) is Attr and type(store.target.base) is Name
                      and store.target.base.id == own)
         if depth > 0:

@@ -1339,7 +1339,7 @@ class Resolver:
         summary = self.project.summary(cls.module)
         klass = summary.classes.get(cls.qualname) if summary is not None else None
         if klass is not None:
-            by_scope = self._stores_by_scope(cls.module)
+            by_scope = self.stores_by_scope(cls.module)
             numbered = sorted(item for m in set(klass.methods) for item in by_scope.get(f"{cls.qualname}.{m}", ()))
             for _, store in numbered:  # in the module's order
                 if not isinstance(store.target, Name):
@@ -1351,7 +1351,7 @@ class Resolver:
         self._stores[key] = table
         return table
 
-    def _stores_by_scope(self, module: str) -> Dict[str, list]:
+    def stores_by_scope(self, module: str) -> Dict[str, list]:
         """scope → [(number, store)] of a module's attribute stores, indexed once per module
         (``self_stores`` looks up each class's methods instead of going through every store)."""
         found = self._scope_stores.get(module)
