@@ -173,7 +173,7 @@ _RULES = [
         "fresh-iterator-in-loop",
         "`iter(loader)` of a loader with workers is created again on every pass of a loop and one "
         "batch taken: every pass starts all workers (or resets persistent ones) and throws their prefetched "
-        "batches away.",
+        "batches away; without shuffle or a sampler every pass gets the same first batch.",
         severity="warning",
     ),
     Rule(

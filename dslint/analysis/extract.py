@@ -73,7 +73,7 @@ class Scope:
     """What the traversal accumulates for one module, function, lambda or class body."""
 
     __slots__ = ("kind", "qualname", "bindings", "loads", "attr_loads", "self_reads", "self_item_stores", "self_inert", "self_used",
-                 "returns",
+                 "returns", "return_guards",
                  "generator", "globals", "nonlocals", "self_name", "methods", "fields", "blocks", "main_only", "fills",
                  "positive", "capped", "param_tests", "tests", "param_copies")
 
@@ -90,6 +90,7 @@ class Scope:
         self.self_inert: Set[str] = set()
         self.self_used: Set[str] = set()  # ... and loaded anywhere else
         self.returns: List[Value] = []
+        self.return_guards: List[Tuple[int, Tuple[Tuple[str, object], ...]]] = []  # one per return
         self.generator = False
         self.globals: Set[str] = set()
         self.nonlocals: Set[str] = set()
@@ -130,6 +131,9 @@ class Extractor:
         self.top: Optional[Span] = None
         self.imports: List[Value] = []
         self.block = -1  # innermost conditional block of the current scope
+        # (parameter, what holds) of the ``if <param test>: return ...`` passed in the enclosing blocks:
+        # what follows them runs only when their test failed
+        self.exits: Tuple[Tuple[str, object], ...] = ()
         self.effective = 0  # where bindings made by the current statement take effect
         self.reporting = False  # inside a log call's arguments or the test of a block that only logs
         self.updating: Optional[str] = None  # ``<attr>`` while evaluating the value of ``self.<attr> = ...``
@@ -323,14 +327,14 @@ class Extractor:
             return
         blocks = self.scope.blocks
         blocks.append((self.block, first_row, last_row))
-        saved = self.block
+        saved, saved_exits = self.block, self.exits
         self.block = len(blocks) - 1
         if prelude is not None:
             prelude()
         statement = self.statement
         for stmt in stmts:
             statement(stmt)
-        self.block = saved
+        self.block, self.exits = saved, saved_exits
 
     def _block(self, stmts) -> None:
         statement = self.statement
@@ -408,22 +412,25 @@ class Extractor:
 
     def _enter(self, scope: Scope, body) -> None:
         saved = (self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block, self.filling,
-                 self.not_none)
+                 self.not_none, self.exits)
         self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block = scope, -1, (), (), False, -1
         self.not_none = ()
         self.filling = ()
+        self.exits = ()
         if isinstance(body, list):
             self._block(body)
         else:
-            scope.returns.append(self.expr(body))
+            self.returned(self.expr(body))
         self.scope, self.loop, self.handlers, self.none_guards, self.guarded, self.block, self.filling, \
-            self.not_none = saved
+            self.not_none, self.exits = saved
 
     def _finish_function(self, summary: FunctionSummary, scope: Scope) -> None:
         summary.bindings = scope.frozen_bindings()
         summary.declared_global = frozenset(scope.globals)
         summary.declared_nonlocal = frozenset(scope.nonlocals)
         summary.returns = tuple(scope.returns)
+        if any(guard != (-1, ()) for guard in scope.return_guards):
+            summary.return_guards = tuple(scope.return_guards)
         summary.blocks = tuple(scope.blocks)
         summary.main_only = tuple(scope.main_only)
         summary.fills = tuple(scope.fills)
@@ -454,8 +461,13 @@ class Extractor:
             scope.frozen_bindings(), tuple(scope.methods), tuple(scope.fields), self.guarded,
         ))
 
+    def returned(self, value: Value) -> None:
+        """``value`` is returned (or yielded) here, under the branch tests in effect."""
+        self.scope.returns.append(value)
+        self.scope.return_guards.append((self.block, self.exits))
+
     def _return(self, node: ast.Return) -> None:
-        self.scope.returns.append(self.expr(node.value) if node.value is not None else Const(None))
+        self.returned(self.expr(node.value) if node.value is not None else Const(None))
 
     def _assign(self, node: ast.Assign) -> None:
         updating = self.updating
@@ -599,6 +611,8 @@ class Extractor:
         self.none_guards, self.filling, self.not_none = saved, saved_filling, saved_not_none
         if param_test is not None and node.orelse:
             self.scope.param_tests.append((len(self.scope.blocks), param_test[0], negated_test(param_test[1])))
+        if param_test is not None and isinstance(node.body[-1], (ast.Return, ast.Raise)):
+            self.exits = self.exits + ((param_test[0], negated_test(param_test[1])),)
         if held is not None and none_in_body:
             self.not_none = saved_not_none + (held,)
         self.branch(node.orelse)
@@ -963,10 +977,7 @@ class Extractor:
         self.scope.generator = True
         if node.value is not None:
             value = self.expr(node.value)
-            if isinstance(node, ast.YieldFrom):
-                self.scope.returns.append(Element(value))
-            else:
-                self.scope.returns.append(value)
+            self.returned(Element(value) if isinstance(node, ast.YieldFrom) else value)
         return UNKNOWN
 
 

@@ -128,6 +128,9 @@ class FunctionSummary:
     declared_global: FrozenSet[str] = frozenset()
     declared_nonlocal: FrozenSet[str] = frozenset()
     returns: Tuple[Value, ...] = ()
+    # per return (empty: none is guarded): (block, (parameter, what holds)...) where the tests of the
+    # ``if <param test>: return ...`` passed before it must fail (``if split == "train": return A``)
+    return_guards: Tuple[Tuple[int, Tuple[Tuple[str, object], ...]], ...] = ()
     is_generator: bool = False
     loads: FrozenSet[str] = frozenset()  # names loaded in its own body
     attr_loads: FrozenSet[str] = frozenset()  # attribute names loaded (``x.attr``)

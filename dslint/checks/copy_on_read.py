@@ -5,7 +5,8 @@ page holding it: a large list of Python objects indexed in ``__getitem__`` ends 
 into every worker, and memory grows until the OOM killer ends a worker. Fires only with
 evidence of many objects: a parsed annotation file (``json.load``, ``pickle.load``,
 ``yaml.safe_load``), per-sample dicts or objects appended in a loop or built by a
-comprehension; a plain list of file paths (``sorted(glob(...))``) is left alone.
+comprehension, tuples made of the lines of a text file (one per sample); a plain list of file
+paths (``sorted(glob(...))``) is left alone.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from typing import Iterator, Optional, Set, Tuple
 
 from ..analysis.summary import Span
-from ..analysis.values import Attr, Call, DictDisplay, Item, Name, Seq, mentions
+from ..analysis.values import Attr, Call, Const, DictDisplay, Element, Item, Name, Part, Seq, Starred, mentions
 from ..diagnostics import Finding
 from ..model.libraries import parsed_table
 from ..model.objects import Cls, Container, Ext, Inst, Iterated, Lit, Step
@@ -42,7 +43,7 @@ def check(model: Model) -> Iterator[Finding]:
             stores = model.resolver.self_stores(item)
             for attr in sorted(attrs & set(stores)):
                 for method, store in stores[attr]:
-                    if method.name in WORKER_METHODS:
+                    if method.name in WORKER_METHODS or _replaced_later(store, stores[attr]):
                         continue
                     ctx = model.resolver.method_ctx(obj, item.module, method)
                     if not model.resolver.branch_taken(method, store.block, ctx):
@@ -66,6 +67,15 @@ def check(model: Model) -> Iterator[Finding]:
                         f"arrays",
                         steps,
                     )
+
+
+def _replaced_later(store, stores) -> bool:
+    """A later statement of the same method assigns the attribute again, unconditionally
+    (``self.data = []`` filled with arrays, then ``self.data = np.vstack(self.data)``): the
+    workers read what that one stores."""
+    return any(other.scope == store.scope and other.attr == store.attr and other.kind == "assign"
+               and other.block == -1 and other.loop == -1 and other.span.row > store.span.row
+               for _, other in stores)
 
 
 def _streamed(model: Model, cls) -> bool:
@@ -134,11 +144,15 @@ def _many_objects(model: Model, results, sizes: bool = False, per_sample: bool =
         table = _table_of(obj)
         if sizes and table is not None:
             return f"the entries of a parsed annotation file (`{table}`, one per sample)"
+        if isinstance(obj, Container) and obj.kind == "dict" and per_sample and _line_keyed_entries(model, obj):
+            return "a Python dict of per-sample records (one per line of a text file)"
         if isinstance(obj, Container):
             kinds = _element_kinds(model, obj, sizes, per_sample)
             if kinds & {"dict", "object", "table"}:
                 return "a Python list of per-sample dicts/objects" if "table" not in kinds else \
                     "Python objects built from a loaded annotation table"
+            if "line" in kinds:
+                return "a Python list of tuples (one per line of a text file)"
     return None
 
 
@@ -156,20 +170,116 @@ def _element_kinds(model: Model, container: Container, sizes: bool = False, per_
     elements = list(model.resolver.appended(container, in_loops=True))
     elements += [f for f in model.resolver.appended(container, in_loops=True, attributes=True)
                  if _parsed(f.obj) or per_sample and _from_parsed_file(model, f.obj)
-                 or sizes and (not isinstance(f.obj, Inst) or _project_object(f.obj))]
+                 or sizes and (not isinstance(f.obj, Inst) or _project_object(f.obj) or _table_of(f.obj) is not None)]
     if container.kind == "comp":
         elements += [f for f in model.resolver.container_values(container)
                      if isinstance(f.obj, Container) and f.obj.kind == "dict" or _parsed_record(f.obj)
                      or sizes and _table_of(f.obj) is not None]  # ``[rec["properties"] for rec in table]``
+    if container.kind == "comp" and sizes and per_sample:
+        elements += [f for f in model.resolver.container_values(container) if _line_tuple(model, f.obj)]
     for found in elements:
         obj = found.obj
         if isinstance(obj, Container) and obj.kind == "dict":
             kinds.add("dict")
+        elif sizes and per_sample and _line_tuple(model, obj):
+            kinds.add("line")
         elif _project_object(obj):
             kinds.add("object")
         elif _parsed(obj) or _parsed_record(obj) or sizes and _table_of(obj) is not None:
             kinds.add("table")
     return kinds
+
+
+# what iterating gives one line (or row) of a text file
+LINE_SOURCES = frozenset({"builtins.open", "builtins.open().readlines", "builtins.open().read().splitlines",
+                          "builtins.open().read().split", "io.open", "codecs.open", "csv.reader",
+                          "pathlib.Path().read_text().splitlines", "pathlib.Path().open"})
+
+
+def _line_tuple(model: Model, obj) -> bool:
+    """A tuple made of what a loop or comprehension reads from a text file's lines
+    (``(path, spk2idx[ln.split()[0]]) for ln in f.read().splitlines()``, ``h, r, t =
+    line.split("\\t")`` then ``(ent[h], rel[r], ent[t])``): one record per line."""
+    if not (isinstance(obj, Container) and obj.kind == "tuple" and isinstance(obj.value, Seq)):
+        return False
+    return _from_lines(model, obj.ctx, obj.value.items)
+
+
+def _from_lines(model: Model, ctx, values) -> bool:
+    """Whether ``values`` are made of the lines of a text file: the names they load lead,
+    through the assignments and loops of their own function (a few steps deep), to the
+    variable of a loop over a file's lines."""
+    function = model.project.function(ctx.module, ctx.scope) if ctx.scope else None
+    if function is None:
+        return False
+    calls = model.project.summary(ctx.module).calls
+    names: Set[str] = set()
+    for value in values:
+        _names_in(value, calls, names)
+    seen: Set[str] = set()
+    for _ in range(5):
+        following: Set[str] = set()
+        for name in names - seen:
+            seen.add(name)
+            for binding in function.bindings.get(name, ()):
+                if binding.kind == "loop":
+                    if any(isinstance(f.obj, Iterated) and _line_source(f.obj.base)
+                           for f in model.resolver.eval(binding.value, ctx)):
+                        return True
+                    _names_in(binding.value, calls, following)  # ``for name in id_list``: where the list comes from
+                elif binding.kind == "assign":
+                    _names_in(binding.value, calls, following)
+        names = following
+    return False
+
+
+def _line_keyed_entries(model: Model, container: Container) -> bool:
+    """A dict filled in a loop, one entry per line of a text file (``for name in id_list:
+    data[name] = {"motion": ..., "text": ...}`` with ``id_list`` the lines of a split file),
+    whose entries are dicts, tuples or project objects: one record per sample."""
+    if not isinstance(container.value, DictDisplay):
+        return False
+    summary = model.project.summary(container.ctx.module)
+    for store in summary.stores:
+        if store.attr != "[]" or store.kind != "assign" or store.loop < 0 or type(store.key) is Const \
+                or type(store.target) is not Name or store.scope != container.ctx.scope:
+            continue
+        ctx = model.resolver.context(container.ctx.module, store.scope)
+        if not any(isinstance(f.obj, Container) and f.obj.value is container.value
+                   for f in model.resolver.eval(store.target, ctx)):
+            continue
+        values = model.resolver.eval(store.value, ctx)
+        if values and all(isinstance(f.obj, Container) and f.obj.kind in ("dict", "tuple") or _project_object(f.obj)
+                          for f in values) and _from_lines(model, ctx, (store.key,)):
+            return True
+    return False
+
+
+def _line_source(obj) -> bool:
+    return isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname in LINE_SOURCES
+
+
+def _names_in(value, calls, out: Set[str], depth: int = 0) -> None:
+    """The names ``value`` loads, through attributes, items, parts and the calls it holds."""
+    if depth > 8:
+        return
+    kind = type(value)
+    if kind is Name:
+        out.add(value.id)
+    elif kind in (Attr, Element, Starred):
+        _names_in(value[0], calls, out, depth + 1)
+    elif kind in (Item, Part):
+        _names_in(value.base, calls, out, depth + 1)
+        if kind is Item:
+            _names_in(value.key, calls, out, depth + 1)
+    elif kind is Call:
+        site = calls[value.index]
+        _names_in(site.func, calls, out, depth + 1)
+        for arg in site.args:
+            _names_in(arg, calls, out, depth + 1)
+    elif kind is Seq:  # a display, or a comprehension's element
+        for item in value.items:
+            _names_in(item, calls, out, depth + 1)
 
 
 def _from_parsed_file(model: Model, obj) -> bool:

@@ -5,7 +5,8 @@ reset instead: they drop what they prefetched and start the sampler over), and e
 prefetches ``prefetch_factor`` batches; ``next(iter(loader))`` in a step loop (or in a
 function the loop calls) takes one batch and throws the rest away, then does it all again on
 the next pass. In sampler order (no ``shuffle``, no sampler) it is also the same first batch
-every time.
+every time, which is reported whatever the workers (without them no process starts, but the
+model trains on one batch).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Iterator, Set
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Cls, Ext, Inst, Step
+from ..model.objects import Cls, Ext, Inst, Lit, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -57,6 +58,22 @@ def _map_style(model: Model, obj) -> bool:
     return isinstance(obj.cls, Ext) and obj.cls.qualname in MAP_STYLE_LIBRARY_DATASETS
 
 
+FEW_PASSES = 8  # a loop this short (a test's three steps) may well mean to reuse the first batch
+
+
+def _few_passes(model: Model, repeat) -> bool:
+    """The loop that repeats the iterator runs ``range(n)`` with ``n`` a small known count."""
+    loop = repeat.loop
+    if loop is None or loop.iter is None or type(loop.iter).__name__ != "Call":
+        return False
+    site = model.project.summary(repeat.module).calls[loop.iter.index]
+    if type(site.func).__name__ != "Name" or site.func.id != "range" or len(site.args) != 1:
+        return False
+    counts = model.resolver.eval(site.args[0], model.resolver.context(repeat.module, site.scope))
+    return bool(counts) and all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value <= FEW_PASSES
+                                for f in counts)
+
+
 def _cost(persistent: str) -> str:
     if persistent == "true":
         return ("each time the persistent workers' prefetched batches are thrown away (the reset waits for them) "
@@ -73,8 +90,10 @@ def check(model: Model) -> Iterator[Finding]:
         if (fresh.module, fresh.call) in reported:
             continue
         workers = model.workers(fresh.loader)
-        if not workers.positive or workers.threads:
-            continue
+        started = workers.positive and not workers.threads
+        in_order = _in_sampler_order(model, fresh.loader)
+        if not started and (not in_order or _few_passes(model, fresh.repeat)):
+            continue  # no process starts, and each new iterator may give another batch (or a few passes want one)
         reported.add((fresh.module, fresh.call))
         repeat = fresh.repeat
         if repeat.loop is not None:
@@ -89,8 +108,17 @@ def check(model: Model) -> Iterator[Finding]:
         else:
             loop_step = None
             how = f"once per epoch (`{repeat.parameter}` is a parameter of the code that makes it)"
-        same = (", and without `shuffle` it is the same first batch every time"
-                if _in_sampler_order(model, fresh.loader) else "")
+        if not started:  # whatever its workers: the same batch on every pass
+            built = loaders.construction_step(model.resolver, fresh.loader, "the loader, without shuffle or sampler")
+            yield finding(
+                model, CODE, fresh.module, fresh.span,
+                f"A new iterator of a DataLoader without `shuffle` or a sampler is made {how} and one batch taken "
+                f"from it: every new iterator starts at the same first batch, so every pass gets that batch; keep "
+                f"one iterator and call `iter()` again only on `StopIteration`",
+                (fresh.drawn, loop_step, built) + repeat.trail,
+            )
+            continue
+        same = ", and without `shuffle` it is the same first batch every time" if in_order else ""
         built = loaders.construction_step(model.resolver, fresh.loader, "the loader, with positive workers")
         yield finding(
             model, CODE, fresh.module, fresh.span,

@@ -3,7 +3,8 @@
 DataLoader workers are daemonic processes, and a daemonic process may not have children:
 a ``multiprocessing.Pool``, a ``ProcessPoolExecutor``, ``Process(...).start()``,
 ``torch.multiprocessing.spawn`` or a ``datasets`` ``map(num_proc=n)`` in ``__getitem__``,
-``__iter__``, a transform, a ``collate_fn`` or a ``worker_init_fn`` fails in the worker with
+``__iter__``, a transform, a ``collate_fn`` or a ``worker_init_fn`` (or a DataLoader with
+workers of its own iterated there) fails in the worker with
 ``AssertionError: daemonic processes are not allowed to have children``, whatever the start
 method. The same code runs with zero workers, which is how it usually gets written.
 """
@@ -24,8 +25,14 @@ HINT = "use threads there (`ThreadPool`, `ThreadPoolExecutor`) or do that work b
 
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[Tuple[str, int]] = set()
+    nested = _iterations_by_scope(model)
     for loader, workers, function in model.worker_runs():
         if workers is not None and workers.threads:
+            continue
+        inner = _nested_loader(model, nested, function)
+        if inner is not None and (inner.module, inner.span.row) not in reported:
+            reported.add((inner.module, inner.span.row))
+            yield _nested_finding(model, inner, function)
             continue
         start = effects.process_start(model, function.func, function.self_obj)
         if start is None or (start.module, start.index) in reported:
@@ -38,3 +45,36 @@ def check(model: Model) -> Iterator[Finding]:
             f"daemonic processes and cannot have children: {ERROR}; {HINT}",
             tuple(function.trail),
         )
+
+
+def _iterations_by_scope(model: Model):
+    """The loader iterations of the project by (module, function): where a worker may iterate one."""
+    found = {}
+    for iteration in model.iterations():
+        found.setdefault((iteration.module, iteration.scope), []).append(iteration)
+    return found
+
+
+def _nested_loader(model: Model, nested, function):
+    """An iteration, in the worker code ``function``, of a DataLoader it builds there whose own
+    worker processes it would start (a loader built in ``__getitem__`` with ``num_workers=2``)."""
+    for iteration in nested.get((function.func.module, function.func.qualname), ()):
+        loader = iteration.loader
+        site = getattr(loader, "site", None)
+        if site is None or site.module != iteration.module or model.project.call(site).scope != iteration.scope:
+            continue  # only a loader the worker code builds itself: one handed in may be anything
+        if model.workers(loader).processes and model.workers(loader).positive:
+            return iteration
+    return None
+
+
+def _nested_finding(model: Model, iteration, function) -> Finding:
+    name = model.function_summary(function.func).qualname.replace(".<locals>", "")
+    built = model.construction(iteration.loader, "the inner loader, with positive workers")
+    return finding(
+        model, CODE, iteration.module, iteration.span,
+        f"Iterating a DataLoader with {model.workers(iteration.loader).describe()} workers in `{name}`, which runs "
+        f"in DataLoader workers ({function.role}), starts worker processes of its own; workers are daemonic "
+        f"processes and cannot have children: {ERROR}; give the inner loader `num_workers=0`",
+        (built,) + tuple(function.trail) + model.workers(iteration.loader).trail("positive"),
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, NamedTuple, Optional, Set, Tuple
 
+from ..analysis.summary import Span
 from ..analysis.values import DictDisplay, Name, Seq
 from ..diagnostics import Finding
 from ..model import effects
@@ -248,6 +249,10 @@ def _report(model: Model, dataset: Inst, cls: Cls, handle: Handle, function, rep
     # a handle opened elsewhere (a data module's ``setup()``) and passed in is reported where
     # it is opened, the dataset's store beside it; one opened by the dataset, at its store
     module, span = (arrived[-1].module, arrived[-1].span) if arrived else (cls.module, store.span)
+    filled = _filled_opening(model, dataset, cls, method, store, constructor) \
+        if kind == "collection" and not arrived else None
+    if filled is not None:  # ``self.captures = []`` then ``.append(cv2.VideoCapture(p))``: where they are opened
+        span = filled
     if (cls.module, store.span) in reported or (module, span) in reported:
         return
     reported.update({(cls.module, store.span), (module, span)})
@@ -280,6 +285,8 @@ def _report(model: Model, dataset: Inst, cls: Cls, handle: Handle, function, rep
                   for part in handle.parts if part.store.span != store.span)
     if arrived:  # the way in, from the call that opens it to the dataset's store
         steps = tuple(reversed(arrived[:-1])) + (Step(cls.module, store.span, f"kept as `self.{attr}`"),) + steps
+    elif filled is not None:
+        steps = (Step(cls.module, store.span, f"`self.{attr}` made here"),) + steps
     yield finding(
         model, CODE, module, span,
         f"{what} is shared by every DataLoader worker (one file offset / decoder state): {remedy}",
@@ -291,6 +298,25 @@ def _report(model: Model, dataset: Inst, cls: Cls, handle: Handle, function, rep
     )
     for part in handle.parts:
         reported.add((cls.module, part.store.span))
+
+
+def _filled_opening(model: Model, dataset: Inst, cls: Cls, method, store, constructor: str) -> Optional[Span]:
+    """Where the handles of a collection made empty (``self.captures = []``, ``self.h5 = {}``)
+    and filled in the same method are opened: the first ``constructor`` call among its items."""
+    ctx = model.resolver.method_ctx(dataset, cls.module, method)
+    for found in model.resolver.eval(store.value, ctx):
+        container = found.obj
+        if not isinstance(container, Container):
+            continue
+        display = container.value
+        if (isinstance(display, Seq) and display.items) or (isinstance(display, DictDisplay) and display.keys):
+            return None  # built with its handles: the store is where they are opened
+        for item in _built_items(model, container):
+            obj = item.obj
+            if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == constructor \
+                    and obj.site is not None and obj.site.module == cls.module:
+                return model.project.call(obj.site).span
+    return None
 
 
 def _arrival(model: Model, dataset: Inst, cls: Cls, method, store) -> Tuple[Step, ...]:

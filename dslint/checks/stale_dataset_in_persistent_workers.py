@@ -15,7 +15,7 @@ from ..analysis.summary import Span
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Step
+from ..model.objects import Cls, Step
 from ..model.queries import Model
 from .base import finding, source, where
 
@@ -92,7 +92,8 @@ def _new_changes(model: Model, changes, reported):
 
 
 def _finding(model: Model, change, span: Span, kept, when: str, steps) -> Finding:
-    name = model.project.klass(change.obj.cls.module, change.obj.cls.qualname).name
+    cls = change.obj.cls
+    name = model.project.klass(cls.module, cls.qualname).name if isinstance(cls, Cls) else cls.qualname.rpartition(".")[2]
     remedy = "start a new iterator after the change" if kept[0].note == loaders.KEPT_ITERATOR \
         else "drop `persistent_workers`"
     return finding(

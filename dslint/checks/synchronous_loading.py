@@ -18,11 +18,19 @@ CODE = "DSL303"
 TRAINING_CALLS = frozenset({"backward", "step"})
 
 
-def _trains(model: Model, iteration) -> bool:
-    if iteration.loop is None:
-        return False
-    loop = model.project.summary(iteration.module).loops[iteration.loop]
-    for _, site in model.calls_in_loop(iteration.module, loop, TRAINING_CALLS):
+def _training_loop(model: Model, iteration):
+    """The loop over the loader (or the loop around a ``next()`` drawing from it every pass)
+    when it calls ``backward()`` or an optimizer's ``step()``; None otherwise."""
+    summary = model.project.summary(iteration.module)
+    index = iteration.loop if iteration.loop is not None else summary.calls[iteration.call].loop
+    if index is None or index < 0:
+        return None
+    loop = summary.loops[index]
+    return loop if _trains(model, iteration.module, loop) else None
+
+
+def _trains(model: Model, module: str, loop) -> bool:
+    for _, site in model.calls_in_loop(module, loop, TRAINING_CALLS):
         name = site.func.name if hasattr(site.func, "name") else ""
         if name == "backward":
             return True
@@ -39,11 +47,13 @@ def check(model: Model) -> Iterator[Finding]:
         base = loaders.base_loader(iteration.loader)
         if base in reported or model.managed(iteration.loader):
             continue
-        if not model.workers(iteration.loader).zero or not _trains(model, iteration):
+        training = _training_loop(model, iteration) if model.workers(iteration.loader).zero else None
+        if training is None:
             continue
         reported.add(base)
         built = loaders.construction_step(model.resolver, iteration.loader)
-        loop = Step(iteration.module, iteration.span, "the training loop")
+        loop = Step(iteration.module, iteration.span if iteration.loop is not None else training.span,
+                    "the training loop")
         yield finding(
             model, CODE, built.module, built.span,
             f"Training loop ({where(model, loop, built.module)}) is fed by a DataLoader with zero workers: every "

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional, Set
 
 from ..analysis.summary import bound_once
-from ..analysis.values import Attr, Call, Const, Name, Op, last_name
-from .objects import UNKNOWN_RESULT, Cls, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step, join
+from ..analysis.values import Attr, Call, Const, Element, Item, Name, Op, Part, last_name
+from .objects import UNKNOWN_RESULT, Cls, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step, Top, join
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -68,8 +68,61 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
     if not parts:
         parts = implicit
     if not parts:
-        parts = list(_field_options(resolver, wanted, name))
+        parts = list(_field_options(resolver, wanted, name)) or list(_dict_options(resolver, wanted, name))
     return join(parts) if parts else UNKNOWN_RESULT
+
+
+def _dict_options(resolver: "Resolver", wanted: Set[SiteRef], name: str):
+    """An option per entry of a dict of defaults, added in a loop over its items (``for k, v
+    in DEFAULTS.items(): parser.add_argument(f"--{k}", default=v)``): ``name``'s default is
+    the dict's value for that key (or for the key spelled with dashes)."""
+    for ref, site, mapping in _dict_loops(resolver):
+        ctx = Ctx(ref.module, site.scope)
+        if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in resolver.eval(site.func.base, ctx)):
+            continue
+        option = Step(ref.module, site.span, "the argparse default")
+        for key in dict.fromkeys((name, name.replace("_", "-"))):
+            default = resolver.eval(Item(mapping, Const(key)), ctx)
+            if default and not all(isinstance(f.obj, Top) for f in default):
+                yield tuple(Found(f.obj, (option,) + f.trail) for f in default)
+                break
+
+
+def _dict_loops(resolver: "Resolver"):
+    """``add_argument`` sites (with the dict they read) whose flag is made from the key and
+    whose default is the value of a ``for key, value in mapping.items()`` loop: indexed once."""
+    found = getattr(resolver, "_argparse_dict_loops", None)
+    if found is not None:
+        return found
+    found = resolver._argparse_dict_loops = []
+    for ref in resolver.project.calls_named("add_argument"):
+        site = resolver.project.call(ref)
+        if site.loop < 0 or not isinstance(site.func, Attr) or not site.args or destination(site) is not None:
+            continue
+        summary = resolver.project.summary(ref.module)
+        loop = summary.loops[site.loop]
+        if type(loop.iter) is not Call:
+            continue
+        items = summary.calls[loop.iter.index]
+        if type(items.func) is not Attr or items.func.name != "items" or items.args or items.keywords:
+            continue
+        scope = resolver.project.function(ref.module, site.scope) if site.scope else summary
+        flag, default = site.args[0], dict((k, v) for k, v in site.keywords if k).get("default")
+        key, value = _unpacked_name(flag, scope, loop.iter, 0), _unpacked_name(default, scope, loop.iter, 1)
+        if key and value and type(flag) is Op and flag.op in ("fstr", "+"):
+            found.append((ref, site, items.func.base))
+    return found
+
+
+def _unpacked_name(value, scope, iterable, index: int) -> bool:
+    """``value`` is (or, for a flag, holds) a name bound only to part ``index`` of the loop's items."""
+    names = [value] if type(value) is Name else [a for a in value.args if type(a) is Name] \
+        if type(value) is Op else []
+    for name in names:
+        bindings = scope.bindings.get(name.id, ()) if scope is not None else ()
+        if len(bindings) == 1 and bindings[0].kind == "loop" and bindings[0].value == Part(Element(iterable), index):
+            return True
+    return False
 
 
 def _field_options(resolver: "Resolver", wanted: Set[SiteRef], name: str):

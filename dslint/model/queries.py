@@ -30,7 +30,7 @@ from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
 from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, LIGHTNING_MODULES, POOL_INITIALIZERS,
                         PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, PYG_DATASET_BASES, entry_point, matches,
-                        process_target, TORCH_SAMPLING, split_entry_point, without_context)
+                        process_target, SUBSETS, TORCH_SAMPLING, split_entry_point, without_context)
 from .objects import (
     NUMBERS,
     made_number,
@@ -868,7 +868,7 @@ class Model:
             if not loaders:
                 continue
             drawn = self._drawn_in_same_pass(ref, site)
-            if drawn is None:
+            if drawn is None or self._filled_once(ref.module, site):
                 continue
             for loader, trail in loaders:
                 iteration = Iteration(loader, ref.module, site.scope, site.span, None, ref.index, trail)
@@ -917,6 +917,17 @@ class Model:
             drawn = drawn or Step(ref.module, outer.span, "one batch taken from it")
         return drawn
 
+    def _filled_once(self, module: str, site: CallSite) -> bool:
+        """``site`` sits in the body of ``if preview is None:`` (or ``== 0``, ``not preview``) that
+        sets ``preview``: the body runs until the name is set, once."""
+        function = self.project.function(module, site.scope) if site.scope else None
+        if function is None or not function.fills:
+            return False
+        block = _innermost_block(function.blocks, site.span.row)
+        fills = set(function.fills)
+        return block >= 0 and any(binding.block == block and (name, binding.pos) in fills
+                                  for name, bindings in function.bindings.items() for binding in bindings)
+
     def _is_next(self, site: CallSite, module: str) -> bool:
         return isinstance(site.func, Name) and site.func.id == "next" and any(
             isinstance(f.obj, Ext) and f.obj.qualname == "builtins.next"
@@ -945,7 +956,13 @@ class Model:
             entry = out.setdefault((obj.cls, obj.site), (obj, set()))
             if summary is not None:
                 entry[1].update(summary.self_reads)
-        return {key: (obj, self.through_properties(obj.cls, reads)) for key, (obj, reads) in out.items()}
+        state = {key: (obj, self.through_properties(obj.cls, reads)) for key, (obj, reads) in out.items()}
+        for found in self.value(loader, "dataset"):  # ``ImageFolder(root, transform)``: its item code reads these
+            obj = found.obj
+            if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None \
+                    and obj.cls.qualname.startswith(TORCHVISION_DATASETS):
+                state.setdefault((obj.cls, obj.site), (obj, set(TORCHVISION_ITEM_ATTRIBUTES)))
+        return state
 
     def through_properties(self, cls: Cls, names: Set[str], depth: Optional[int] = None) -> Set[str]:
         """``names`` (attributes read on ``self``) with what the properties among them read on
@@ -2484,6 +2501,8 @@ def _kept_by_statements(model: Model, iteration: Iteration, loop: Loop, function
         if store.scope != loop.scope or store.attr != "[]" or store.kind != "assign" or not spans(store.span) \
                 or type(store.key) is Const or not _outlives_pass(store.target, function, loop):
             continue
+        if any(_made_tensor(f.obj) or _numpy_value(f.obj) for f in model.resolver.eval(store.target, ctx)):
+            continue  # ``mem_y[j] = y[i]`` into a preallocated tensor or array copies the values
         kept = _kept_tensor(model, store.value, ctx, function, loop, iteration, store.target)
         if kept is not None:
             out.append(Kept(iteration, iteration.module, store.span, store.span,
@@ -2509,12 +2528,35 @@ def _kept_tensor(model: Model, value, ctx: Ctx, function, loop: Loop, iteration:
         if view is None:
             continue
         trail, evidence = view
-        evidence = evidence or _concatenated(model, iteration.module, loop.scope, holder) \
-            or _used_as_tensor(model, iteration.module, loop, part) or _tensor_batches(model, iteration.loader) \
-            or _tensor_field(model, iteration.loader, _batch_path(model, part, ctx, function, 0))
+        path = _batch_path(model, part, ctx, function, 0)
+        if path is None and _names_field(part):
+            continue  # ``batch.shape``, or a field of a batch the analysis cannot tell
+        if path is not None and any(type(key) is FieldKey for key in path):
+            evidence = _tensor_field(model, iteration.loader, path)  # only the field itself tells
+        else:
+            evidence = evidence or _concatenated(model, iteration.module, loop.scope, holder) \
+                or _used_as_tensor(model, iteration.module, loop, part) or _tensor_batches(model, iteration.loader) \
+                or _tensor_field(model, iteration.loader, path)
         if evidence:
             return trail, evidence
     return None
+
+
+def _names_field(value, depth: int = 0) -> bool:
+    """Whether ``value`` reads an attribute that is not a view (``.data``, ``.T``) on its way
+    to the batch: a field of a batch of NamedTuples, or a property of a tensor."""
+    while depth < 8:
+        kind = type(value)
+        if kind is Attr:
+            if value.name not in VIEW_ATTRIBUTES:
+                return True
+            value = value.base
+        elif kind in (Item, Part):
+            value = value.base
+        else:
+            return False
+        depth += 1
+    return False
 
 
 def _held_parts(value, depth: int = 0):
@@ -2528,6 +2570,17 @@ def _held_parts(value, depth: int = 0):
             yield from _held_parts(item, depth + 1)
     else:
         yield value
+
+
+TORCHVISION_DATASETS = "torchvision.datasets."
+TORCHVISION_ITEM_ATTRIBUTES = frozenset({"transform", "target_transform", "transforms"})  # read by ``__getitem__``
+
+
+class FieldKey(NamedTuple):
+    """A step of a batch path through a named field (``batch.target`` of a batch of
+    ``NamedTuple`` items, which the default collate function keeps as that ``NamedTuple``)."""
+
+    name: str
 
 
 MAX_COUNTED = 256  # kept tensors (descriptors) well under the usual limit of 1024 open files
@@ -2598,8 +2651,9 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
             return (found, "") if found is not None else None
         return None
     if isinstance(value, Attr):
-        if value.name not in VIEW_ATTRIBUTES:
-            return None
+        if value.name not in VIEW_ATTRIBUTES:  # a field of a batch of NamedTuples: its tensor must be shown
+            return _batch_view(model, value.base, ctx, function, loader, depth + 1) \
+                if value.name.isidentifier() and not value.name.startswith("_") else None
         inner = _batch_view(model, value.base, ctx, function, loader, depth + 1)
         return (inner[0], inner[1] or f"`.{value.name}`") if inner is not None else None
     if isinstance(value, Item):
@@ -2680,10 +2734,15 @@ FLATTENING = frozenset({"flatten", "ravel", "squeeze", "view", "reshape"})  # me
 def _int_elements(model: Model, value, ctx: Ctx) -> bool:
     """A loop's elements are ints: it runs over ``range(...)``, or over ``.tolist()`` of a
     tensor flattened on the way (``torch.nonzero(hits).flatten().tolist()``; a 2-D one's
-    ``tolist()`` gives lists, and indexing with a list copies)."""
+    ``tolist()`` gives lists, and indexing with a list copies); or the loop variable is the
+    counter of ``enumerate(...)``."""
+    calls = model.project.summary(ctx.module).calls
+    if type(value) is Part and value.index == 0 and type(value.base) is Element and type(value.base.base) is Call:
+        counter = calls[value.base.base.index].func  # ``for i, x in enumerate(xs)``: ``i`` counts
+        return type(counter) is Name and counter.id == "enumerate" and any(
+            isinstance(f.obj, Ext) and f.obj.qualname == "builtins.enumerate" for f in model.resolver.eval(counter, ctx))
     if type(value) is not Element or type(value.base) is not Call:
         return False
-    calls = model.project.summary(ctx.module).calls
     site = calls[value.base.index]
     if type(site.func) is Name and site.func.id == "range":
         return any(isinstance(f.obj, Ext) and f.obj.qualname == "builtins.range" for f in model.resolver.eval(site.func, ctx))
@@ -2779,10 +2838,41 @@ def _tensor_batches(model: Model, loader) -> str:
         if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
             return ""
         name = obj.cls.qualname
+        labelled = _labelled_images(model, obj)
+        if labelled:
+            names.add(labelled)
+            continue
         if name not in TENSOR_DATASETS and not _made_tensor(obj):
             return ""
         names.add(f"the loader's dataset is a `{name.rpartition('.')[2]}(...)`, so its batches are tensors")
     return sorted(names)[0] if names else ""
+
+
+# torchvision datasets whose items are (image, class index): the image is what ``transform`` makes
+LABELLED_IMAGES = frozenset({"ImageFolder", "CIFAR10", "CIFAR100", "MNIST", "FashionMNIST", "KMNIST", "EMNIST",
+                             "SVHN", "STL10", "ImageNet", "Food101", "Flowers102", "OxfordIIITPet", "StanfordCars"})
+
+
+def _labelled_images(model: Model, obj: Inst, depth: int = 0) -> str:
+    """"the loader's dataset is a torchvision `ImageFolder` whose transform ends in a tensor"
+    for such a dataset (or a ``Subset`` of one) built with a ``transform`` that ends in a
+    tensor (``Compose([..., ToTensor(), Normalize(...)])``): every item is (tensor, int)."""
+    name = obj.cls.qualname
+    if obj.site is None or depth > 2:
+        return ""
+    if name in SUBSETS:
+        inner = model.resolver.keyword_at(obj.site, obj.ctx, "dataset", 0) or ()
+        parts = [_labelled_images(model, f.obj, depth + 1) if isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext)
+                 else "" for f in inner]
+        return parts[0] if parts and all(parts) else ""
+    if not name.startswith("torchvision.datasets.") or name.rpartition(".")[2] not in LABELLED_IMAGES:
+        return ""
+    position = 1 if name.rpartition(".")[2] == "ImageFolder" else None
+    transform = model.resolver.keyword_at(obj.site, obj.ctx, "transform", position)
+    if not transform or not all(_tensor_transform(model, f.obj, 0) for f in transform):
+        return ""
+    return (f"the loader's dataset is a torchvision `{name.rpartition('.')[2]}` whose transform ends in a tensor, "
+            f"so its batches are tensors")
 
 
 def _batch_path(model: Model, value, ctx: Ctx, function, depth: int) -> Optional[Tuple[object, ...]]:
@@ -2802,6 +2892,9 @@ def _batch_path(model: Model, value, ctx: Ctx, function, depth: int) -> Optional
         return None if base is None else base + (value.key.value,)
     if kind is Attr and value.name in VIEW_ATTRIBUTES:
         return _batch_path(model, value.base, ctx, function, depth + 1)
+    if kind is Attr:
+        base = _batch_path(model, value.base, ctx, function, depth + 1)
+        return None if base is None else base + (FieldKey(value.name),)
     if kind is Call:
         call = model.project.summary(ctx.module).calls[value.index].func
         return _batch_path(model, call.base, ctx, function, depth + 1) \
@@ -2823,18 +2916,32 @@ def _tensor_field(model: Model, loader, path: Optional[Tuple[object, ...]]) -> s
         return ""
     batch_size = model.argument(loader, "batch_size")
     unbatched = bool(batch_size) and all(isinstance(f.obj, Lit) and f.obj.value is None for f in batch_size)
+    for cut in range(len(path), 0, -1):  # ``batch["target"][0]``: a row of the tensor at ``["target"]``
+        names = _field_methods(model, loader, path[:cut], unbatched)
+        if names:
+            path = path[:cut]
+            break
+        if type(path[cut - 1]) is not int:
+            return ""  # ``batch.target.shape``: only a row of a tensor is a view of it
+    else:
+        return ""
+    where = "".join(f".{key.name}" if type(key) is FieldKey else f'["{key}"]' if isinstance(key, str) else f"[{key}]"
+                    for key in path)
+    what, made = ("a tensor or an array", "converts") if unbatched else ("a tensor, an array or a number", "batches")
+    return f"{sorted(names)[0]} {what} at `{where}` of each item, which the default collate function {made} " \
+           f"into a tensor"
+
+
+def _field_methods(model: Model, loader, path: Tuple[object, ...], unbatched: bool) -> Set[str]:
+    """The dataset methods whose every item holds a tensor or an array at ``path`` (empty when
+    one of the loader's datasets does not, or is unknown)."""
     names = set()
     for found in model.value(loader, "dataset"):
         method = _field_items(model, found.obj, path, unbatched)
         if method is None:
-            return ""
+            return set()
         names.add(method)
-    if not names:
-        return ""
-    where = "".join(f'["{key}"]' if isinstance(key, str) else f"[{key}]" for key in path)
-    what, made = ("a tensor or an array", "converts") if unbatched else ("a tensor, an array or a number", "batches")
-    return f"{sorted(names)[0]} {what} at `{where}` of each item, which the default collate function {made} " \
-           f"into a tensor"
+    return names
 
 
 def _field_items(model: Model, dataset, path: Tuple[object, ...], unbatched: bool) -> Optional[str]:
@@ -2866,6 +2973,12 @@ def _display_part(model: Model, results: Results, key) -> Optional[Results]:
     out = []
     for found in results:
         obj = found.obj
+        if type(key) is FieldKey:
+            field = _named_field(model, obj, key.name)
+            if field is None:
+                return None
+            out.append(field)
+            continue
         if not isinstance(obj, Container):
             return None
         display = obj.value
@@ -2882,6 +2995,19 @@ def _display_part(model: Model, results: Results, key) -> Optional[Results]:
             return None
         out.append(join(model.resolver.eval(v, obj.ctx) for v in values))
     return join(out) if out else None
+
+
+NAMED_TUPLES = frozenset({"typing.NamedTuple", "collections.namedtuple"})
+
+
+def _named_field(model: Model, obj, name: str) -> Optional[Results]:
+    """What a project ``NamedTuple`` built at a known call holds in field ``name`` (the
+    argument, else the default); None for anything else."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Cls) and obj.site is not None):
+        return None
+    if not any(isinstance(item, Ext) and item.qualname in NAMED_TUPLES for item in model.resolver.mro(obj.cls)):
+        return None
+    return model.resolver.field(obj.cls, obj, name)
 
 
 def _tensor_collate(model: Model, collate: Results) -> str:

@@ -455,23 +455,36 @@ class Resolver:
         tests = function.param_tests
         while tests and block >= 0:
             for tested_block, name, held in tests:
-                if tested_block != block:
-                    continue
-                values = self._tested_values(function, name, ctx)
-                if not values or any(isinstance(f.obj, Top) for f in values) or externals.overridable(values):
-                    continue  # unknown, or a flag's default a run may override: either way
-                if isinstance(held, tuple):  # ``if phase == "train":`` with a phase every caller gives
-                    if all(type(f.obj) is Lit and type(f.obj.value) in (str, int, bool) for f in values) and \
-                            all((f.obj.value in held[1]) != (held[0] == "in") for f in values):
-                        return False
-                    continue
-                nones = [type(f.obj) is Lit and f.obj.value is None for f in values]
-                if held == "none" and not any(nones) or held == "not none" and all(nones):
-                    return False
-                if held in ("falsy", "truthy") and externals.truthiness(values) == NEGATED_TRUTH[held]:
+                if tested_block == block and self.fails(function, name, held, ctx):
                     return False
             block = function.blocks[block][0]
         return True
+
+    def fails(self, function: FunctionSummary, name: str, held, ctx: Ctx) -> bool:
+        """Whether no caller in ``ctx`` passes a value of ``name`` for which ``held`` holds
+        (unknown, or a flag's default a run may override: it may hold)."""
+        values = self._tested_values(function, name, ctx)
+        if not values or any(isinstance(f.obj, Top) for f in values) or externals.overridable(values):
+            return False
+        if isinstance(held, tuple):  # ``if phase == "train":`` with a phase every caller gives
+            return all(type(f.obj) is Lit and type(f.obj.value) in (str, int, bool) for f in values) and \
+                all((f.obj.value in held[1]) != (held[0] == "in") for f in values)
+        nones = [type(f.obj) is Lit and f.obj.value is None for f in values]
+        if held == "none" and not any(nones) or held == "not none" and all(nones):
+            return True
+        return held in ("falsy", "truthy") and externals.truthiness(values) == NEGATED_TRUTH[held]
+
+    def returned(self, function: FunctionSummary, ctx: Ctx) -> Tuple[Value, ...]:
+        """The returns of ``function`` its callers in ``ctx`` can reach: not one in a branch
+        no caller takes, nor one after an ``if <param test>: return`` every caller takes
+        (``if split == "train": return A`` / ``return B`` called with "train": A only)."""
+        guards = function.return_guards
+        if not guards:
+            return function.returns
+        reached = tuple(value for value, (block, exits) in zip(function.returns, guards)
+                        if self.branch_taken(function, block, ctx)
+                        and not any(self.fails(function, name, held, ctx) for name, held in exits))
+        return reached or function.returns
 
     def _tested_values(self, function: FunctionSummary, name: str, ctx: Ctx) -> Results:
         """The values of the parameter (or the local bound once) a branch tests."""
@@ -748,12 +761,19 @@ class Resolver:
                 parts.append(self.attribute(found, key, ctx))  # ``**c.data_loader_kwargs`` of a project ``EasyDict``
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.vars" \
                     and obj.site is not None:  # ``**vars(parser.parse_args())``: the namespace's attributes
-                spaces = [f for f in self.keyword_at(obj.site, obj.ctx, "object", 0) or () if isinstance(f.obj, Namespace)]
-                parts.append(join([externals.namespace_attribute(self, f.obj, key) for f in spaces])
-                             if spaces else UNKNOWN_RESULT)
+                parts.append(self._vars_item(obj, one(Lit(key))))
             else:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else None
+
+    def _vars_item(self, mapping: Inst, keys: Results) -> Results:
+        """``vars(namespace)[key]``: the namespace's attribute of that name (unknown for any
+        other key, or the ``vars`` of anything but a parsed namespace)."""
+        if len(keys) != 1 or type(keys[0].obj) is not Lit or not isinstance(keys[0].obj.value, str):
+            return UNKNOWN_RESULT
+        spaces = [f for f in self.keyword_at(mapping.site, mapping.ctx, "object", 0) or () if isinstance(f.obj, Namespace)]
+        return join([externals.namespace_attribute(self, f.obj, keys[0].obj.value) for f in spaces]) \
+            if spaces else UNKNOWN_RESULT
 
     def _splat_edits(self, mapping: Name, ctx: Ctx, key: str) -> Optional[Results]:
         """What edits of ``mapping`` made before its splat decide for ``key``: ``()`` when they
@@ -1528,7 +1548,7 @@ class Resolver:
                 function = self.project.function(found.obj.module, found.obj.qualname)
                 if function is not None and self.is_property(function):
                     ctx = self.method_ctx(inst, found.obj.module, function)
-                    results.append(join(self.eval(v, ctx) for v in function.returns))
+                    results.append(join(self.eval(v, ctx) for v in self.returned(function, ctx)))
                 elif function is not None and self._is_static(function):
                     results.append(one(found.obj))
                 else:
@@ -1874,6 +1894,10 @@ class Resolver:
                 parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
             elif isinstance(obj, Inst) and self.is_pyg_dataset(obj) and self._indices_key(value, ctx):
                 parts.append((found,))  # ``dataset[:n]``, ``dataset[split["train"]]``: the same dataset, fewer items
+            elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.vars" \
+                    and obj.site is not None:  # ``cfg = vars(parser.parse_args())``, then ``cfg["workers"]``
+                keys = keys if keys is not None else self.eval(value.key, ctx)
+                parts.append(self._vars_item(obj, keys))
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and not self.is_loader(obj):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 index = keys[0].obj.value if len(keys) == 1 and type(keys[0].obj) is Lit else None
@@ -2339,7 +2363,7 @@ class Resolver:
             return one(Gen(func, inner))
         if not function.returns:
             return one(Lit(None))
-        return join(self.eval(value, inner) for value in function.returns)
+        return join(self.eval(value, inner) for value in self.returned(function, inner))
 
     @staticmethod
     def call_context(func: Func, ref: SiteRef, ctx: Ctx, self_obj: Optional[Obj], shift: int = 0) -> Ctx:
@@ -2388,7 +2412,7 @@ class Resolver:
             function = self.project.function(obj.func.module, obj.func.qualname)
             if function is None:
                 return UNKNOWN_RESULT
-            return join(self.eval(v, obj.ctx) for v in function.returns)
+            return join(self.eval(v, obj.ctx) for v in self.returned(function, obj.ctx))
         if kind is Iterated:
             return (found,)
         if kind is Varargs:
