@@ -66,7 +66,8 @@ def check(model: Model) -> Iterator[Finding]:
 def _location(model: Model, loader, uses):
     """One finding per program: at the first dataset class of the module defining the
     dataset the workers run, when that module imports cv2; else at the first function
-    calling OpenCV."""
+    calling OpenCV in a module that imports cv2 (where the fix goes), else at the first
+    worker function reaching OpenCV."""
     entries = model.worker_code(loader) if loader is not None else [f for f, _ in uses]
     for function in entries:
         obj = function.self_obj
@@ -81,6 +82,11 @@ def _location(model: Model, loader, uses):
         klass = datasets[0] if datasets else summary.classes.get(obj.cls.qualname)
         if klass is not None:
             return module, klass.span, f"Dataset `{klass.name}`"
+    for _, used in uses:  # ``rasterize()`` of a helper module importing cv2, called by ``__getitem__``
+        helper = model.project.summary(used.module)
+        scope = helper.functions.get(used.site.scope) if used.site.scope else None
+        if _cv2_import_span(helper) is not None and scope is not None:
+            return used.module, scope.span, f"`{scope.name}`"
     function = uses[0][0]
     summary = model.function_summary(function.func)
     return function.func.module, summary.span, f"`{summary.name}`"

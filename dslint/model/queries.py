@@ -28,9 +28,10 @@ from . import externals, mmconfig
 from .effects import SHARDING_NAMES, datasets_pool, main_process_only
 from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
-from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HOOKS, LIGHTNING_MODULES, POOL_INITIALIZERS,
-                        PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, PYG_DATASET_BASES, entry_point, matches,
-                        process_target, SUBSETS, TORCH_SAMPLING, split_entry_point, without_context)
+from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HF_DATASETS, HOOKS, LIGHTNING_MODULES,
+                        POOL_INITIALIZERS, PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, PYG_DATASET_BASES,
+                        SUBSETS, TORCH_SAMPLING, entry_point, matches, process_target, split_entry_point,
+                        without_context)
 from .objects import (
     NUMBERS,
     made_number,
@@ -101,6 +102,16 @@ RANK_BLIND_SAMPLERS = frozenset({"RandomSampler", "SequentialSampler", "SubsetRa
 RANK_BLIND_DATASET_PACKAGES = ("torch.utils.data", "torchvision.datasets", "torch_geometric.datasets.",
                                "torch_geometric.data.")
 RANK_WORDS = ("rank", "world", "replica", "process_index", "num_processes")
+MODEL_CALL_DEPTH = 2  # the wrapped model is called in the training loop or in helpers this many calls down
+
+
+def _rank_blind(qualname: str) -> bool:
+    """A library dataset that never splits itself by rank: torch's, torchvision's, PyG's, and a
+    Hugging Face dataset (``load_from_disk(path)["train"]``) not made by
+    ``split_dataset_by_node`` or a ``shard`` on the way."""
+    if qualname.startswith(RANK_BLIND_DATASET_PACKAGES):
+        return True
+    return qualname.startswith(HF_DATASETS) and "split_dataset_by_node" not in qualname and "shard" not in qualname
 # ``shard`` speaks of ranks as a count or an index of shards (``num_shards``, ``shard_id``) or
 # the call that takes one (``dataset.shard(n, i)``), not as the files a stream reads
 # (``self.shards``, ``shard_paths``), which every rank may read whole.
@@ -655,7 +666,16 @@ class Model:
         if not isinstance(obj, Inst) or not isinstance(obj.cls, Ext) or depth > MAX_WRAPPERS:
             return False
         wrapped = self.resolver.libraries.wrapped_iterables(self.resolver, obj)
-        return bool(wrapped) and all(self._batch_items(f, depth + 1) for f in wrapped)
+        if not wrapped:
+            return False
+        items = [self._batch_items(f, depth + 1) for f in wrapped]
+        if all(items):
+            return True
+        # ``zip(embedding, instance)`` of a model output and a batch's field: batch data, unless
+        # another wrapped iterable goes through a loader (``zip(loader_a, loader_b)``)
+        return any(items) and not any(
+            any(isinstance(element.obj, Batch) for element in self.resolver.iterate(f))
+            for f, item in zip(wrapped, items) if not item)
 
     def iterations_of(self, loader) -> List[Iteration]:
         base = loader_facts.base_loader(loader)
@@ -1203,14 +1223,15 @@ class Model:
         """(the call of the model, where it is wrapped) when the loop of ``iteration`` trains
         (``backward``, an optimizer's ``step``/``zero_grad``, in the loop or one call away) a
         model wrapped for distributed data parallel training (``DistributedDataParallel``,
-        FSDP): one process per rank runs this loop."""
+        FSDP), called in the loop or up to two calls away (``dpo_step(policy, ...)`` calling
+        ``seq_logps(policy, ...)``): one process per rank runs this loop."""
         region = self._training_region(iteration)
         if region is None:
             return None
         model_call, trains = None, False
-        for module, scope, first, last, ctx, _ in self._code_run_by(iteration.module, *region, 1):
+        for module, scope, first, last, ctx, trail in self._code_run_by(iteration.module, *region, MODEL_CALL_DEPTH):
             for ref, site in self._calls_between(module, scope, first, last):
-                trains = trains or _trains(site)
+                trains = trains or (len(trail) <= 1 and _trains(site))  # the step: in the loop or one call away
                 model_call = model_call or self._data_parallel_call(ref, site, ctx)
         return model_call if trains else None
 
@@ -1356,6 +1377,10 @@ class Model:
 
     def _dataset_split(self, found: Found, depth: int) -> Tuple[str, Trail]:
         obj = found.obj
+        if isinstance(obj, Inst) and obj.site is None and isinstance(obj.cls, Ext) \
+                and obj.cls.qualname.startswith(HF_DATASETS) and obj.cls.qualname.endswith("[]") \
+                and _rank_blind(obj.cls.qualname):
+            return "none", ()  # ``load_from_disk(path)["train"]``: a split of a Hugging Face dataset, whole
         if not isinstance(obj, Inst) or obj.site is None or depth > 3:
             return "unknown", ()
         step = Step(obj.site.module, self.project.call(obj.site).span, "the dataset, whole on every rank")
@@ -1364,10 +1389,10 @@ class Model:
         if isinstance(obj.cls, Cls):
             if self._rank_aware(obj.cls):
                 return "split", (step._replace(note="the dataset splits itself by rank"),)
-            if any(isinstance(i, Ext) and not i.qualname.startswith(RANK_BLIND_DATASET_PACKAGES)
+            if any(isinstance(i, Ext) and not _rank_blind(i.qualname)
                    for i in self.resolver.mro(obj.cls)):
                 return "unknown", ()
-        elif not obj.cls.qualname.startswith(RANK_BLIND_DATASET_PACKAGES):
+        elif not _rank_blind(obj.cls.qualname):
             return "unknown", ()
         # the datasets it wraps: Subset(dataset, ...), ConcatDataset([...]), a project stream over
         # another (``PackedBlocks(JsonlDocuments(files))``, the inner one split by rank)
