@@ -3039,7 +3039,7 @@ def _tensor_collate(model: Model, collate: Results) -> str:
     """"`collate_graphs` returns tensors" when the collate function is one project function
     whose every return is a tensor, or a tuple, list or dict display of tensors made by torch
     (``{"x": torch.cat(xs), "y": torch.stack(ys)}``)."""
-    func, function = _collate_function(model, collate)
+    func, function = _collate_function(model, collate, callable_objects=True)
     if function is None:
         return ""
     ctx = model.resolver.context(func.module, func.qualname)
@@ -3048,14 +3048,22 @@ def _tensor_collate(model: Model, collate: Results) -> str:
             results = model.resolver.eval(part, ctx)
             if not results or not all(_made_tensor(f.obj) for f in results):
                 return ""
-    return f"the loader's `collate_fn`, `{function.name}`, returns tensors made by torch"
+    name = function.qualname.rsplit(".", 1)[0] if function.name == "__call__" else function.name
+    return f"the loader's `collate_fn`, `{name}`, returns tensors made by torch"
 
 
-def _collate_function(model: Model, collate: Results) -> Tuple[Optional[Func], Optional[FunctionSummary]]:
-    """The one project function a ``collate_fn`` is, when it returns (not a generator), else Nones."""
-    if len(collate) != 1 or not isinstance(collate[0].obj, Func):
+def _collate_function(model: Model, collate: Results,
+                      callable_objects: bool = False) -> Tuple[Optional[Func], Optional[FunctionSummary]]:
+    """The one project function a ``collate_fn`` is, when it returns (not a generator), else
+    Nones; ``callable_objects``: also the ``__call__`` of a project collator object
+    (``collate_fn=LeftPadCollator(pad_id)``)."""
+    if len(collate) != 1:
         return None, None
     func = collate[0].obj
+    if callable_objects and isinstance(func, Inst) and isinstance(func.cls, Cls):
+        func = model.resolver.method(func.cls, "__call__")
+    if not isinstance(func, Func):
+        return None, None
     function = model.function_summary(func)
     if function is None or function.is_generator or not function.returns:
         return None, None
