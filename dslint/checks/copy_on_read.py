@@ -239,14 +239,8 @@ def _line_keyed_entries(model: Model, container: Container) -> bool:
     whose entries are dicts, tuples or project objects: one record per sample."""
     if not isinstance(container.value, DictDisplay):
         return False
-    summary = model.project.summary(container.ctx.module)
-    for store in summary.stores:
-        if store.attr != "[]" or store.kind != "assign" or store.loop < 0 or type(store.key) is Const \
-                or type(store.target) is not Name or store.scope != container.ctx.scope:
-            continue
-        ctx = model.resolver.context(container.ctx.module, store.scope)
-        if not any(isinstance(f.obj, Container) and f.obj.value is container.value
-                   for f in model.resolver.eval(store.target, ctx)):
+    for store, ctx in model.resolver.display_item_stores(container):
+        if store.loop < 0 or type(store.key) is Const or type(store.target) is not Name:
             continue
         values = model.resolver.eval(store.value, ctx)
         if values and all(isinstance(f.obj, Container) and f.obj.kind in ("dict", "tuple") or _project_object(f.obj)

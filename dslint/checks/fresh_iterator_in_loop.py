@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Iterator, Set
 
+from ..analysis.values import Call, Name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
@@ -64,10 +65,10 @@ FEW_PASSES = 8  # a loop this short (a test's three steps) may well mean to reus
 def _few_passes(model: Model, repeat) -> bool:
     """The loop that repeats the iterator runs ``range(n)`` with ``n`` a small known count."""
     loop = repeat.loop
-    if loop is None or loop.iter is None or type(loop.iter).__name__ != "Call":
+    if loop is None or type(loop.iter) is not Call:
         return False
     site = model.project.summary(repeat.module).calls[loop.iter.index]
-    if type(site.func).__name__ != "Name" or site.func.id != "range" or len(site.args) != 1:
+    if type(site.func) is not Name or site.func.id != "range" or len(site.args) != 1:
         return False
     counts = model.resolver.eval(site.args[0], model.resolver.context(repeat.module, site.scope))
     return bool(counts) and all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value <= FEW_PASSES
@@ -108,22 +109,17 @@ def check(model: Model) -> Iterator[Finding]:
         else:
             loop_step = None
             how = f"once per epoch (`{repeat.parameter}` is a parameter of the code that makes it)"
-        if not started:  # whatever its workers: the same batch on every pass
-            built = loaders.construction_step(model.resolver, fresh.loader, "the loader, without shuffle or sampler")
-            yield finding(
-                model, CODE, fresh.module, fresh.span,
-                f"A new iterator of a DataLoader without `shuffle` or a sampler is made {how} and one batch taken "
-                f"from it: every new iterator starts at the same first batch, so every pass gets that batch; keep "
-                f"one iterator and call `iter()` again only on `StopIteration`",
-                (fresh.drawn, loop_step, built) + repeat.trail,
-            )
-            continue
-        same = ", and without `shuffle` it is the same first batch every time" if in_order else ""
-        built = loaders.construction_step(model.resolver, fresh.loader, "the loader, with positive workers")
+        if started:
+            what, note = "with positive workers", "the loader, with positive workers"
+            same = ", and without `shuffle` it is the same first batch every time" if in_order else ""
+            cost, shown = f"{_cost(_persistence(model, fresh.loader))}{same}", workers.trail("positive")
+        else:  # whatever its workers: the same batch on every pass
+            what, note = "without `shuffle` or a sampler", "the loader, without shuffle or sampler"
+            cost, shown = "every new iterator starts at the same first batch, so every pass gets that batch", ()
+        built = loaders.construction_step(model.resolver, fresh.loader, note)
         yield finding(
             model, CODE, fresh.module, fresh.span,
-            f"A new iterator of a DataLoader with positive workers is made {how} and one batch taken from "
-            f"it: {_cost(_persistence(model, fresh.loader))}{same}; keep one iterator and call `iter()` again "
-            f"only on `StopIteration`",
-            (fresh.drawn, loop_step, built) + repeat.trail + workers.trail("positive"),
+            f"A new iterator of a DataLoader {what} is made {how} and one batch taken from it: {cost}; keep one "
+            f"iterator and call `iter()` again only on `StopIteration`",
+            (fresh.drawn, loop_step, built) + repeat.trail + shown,
         )

@@ -63,7 +63,8 @@ def _nested_loader(model: Model, nested, function):
         site = getattr(loader, "site", None)
         if site is None or site.module != iteration.module or model.project.call(site).scope != iteration.scope:
             continue  # only a loader the worker code builds itself: one handed in may be anything
-        if model.workers(loader).processes and model.workers(loader).positive:
+        workers = model.workers(loader)
+        if workers.processes and workers.positive:
             return iteration
     return None
 
@@ -71,10 +72,11 @@ def _nested_loader(model: Model, nested, function):
 def _nested_finding(model: Model, iteration, function) -> Finding:
     name = model.function_summary(function.func).qualname.replace(".<locals>", "")
     built = model.construction(iteration.loader, "the inner loader, with positive workers")
+    workers = model.workers(iteration.loader)
     return finding(
         model, CODE, iteration.module, iteration.span,
-        f"Iterating a DataLoader with {model.workers(iteration.loader).describe()} workers in `{name}`, which runs "
+        f"Iterating a DataLoader with {workers.describe()} workers in `{name}`, which runs "
         f"in DataLoader workers ({function.role}), starts worker processes of its own; workers are daemonic "
         f"processes and cannot have children: {ERROR}; give the inner loader `num_workers=0`",
-        (built,) + tuple(function.trail) + model.workers(iteration.loader).trail("positive"),
+        (built,) + tuple(function.trail) + workers.trail("positive"),
     )

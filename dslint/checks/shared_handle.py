@@ -79,15 +79,8 @@ def _built_items(model: Model, container: Container):
 
 def _stored_where_built(model: Model, container: Container):
     """What ``x[key] = value`` statements of the function that builds the dict display put in it."""
-    module, scope = container.ctx.module, container.ctx.scope
-    summary = model.project.summary(module)
-    ctx = model.resolver.context(module, scope)
-    for store in summary.stores if summary is not None else ():
-        if store.attr != "[]" or store.kind != "assign" or store.scope != scope:
-            continue
-        if any(isinstance(f.obj, Container) and f.obj.value is container.value
-               for f in model.resolver.eval(store.target, ctx)):
-            yield model.resolver.eval(store.value, ctx)
+    for store, ctx in model.resolver.display_item_stores(container):
+        yield model.resolver.eval(store.value, ctx)
 
 
 def _handle_name(obj, constructors):

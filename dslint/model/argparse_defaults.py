@@ -56,8 +56,7 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
     for method in ("add_argument", "set_defaults"):
         for ref, site in _sites_setting(resolver, method, name):
             ctx = Ctx(ref.module, site.scope)
-            receivers = resolver.eval(site.func.base, ctx)
-            if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in receivers):
+            if not _on_parser(resolver, site, ctx, wanted):
                 continue
             keyword = name if method == "set_defaults" else "default"
             written = any(key == keyword for key, _ in site.keywords)
@@ -72,13 +71,18 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
     return join(parts) if parts else UNKNOWN_RESULT
 
 
+def _on_parser(resolver: "Resolver", site, ctx: Ctx, wanted: Set[SiteRef]) -> bool:
+    """Whether the ``parser.<method>(...)`` call at ``site`` is made on one of the ``wanted`` parsers."""
+    return any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in resolver.eval(site.func.base, ctx))
+
+
 def _dict_options(resolver: "Resolver", wanted: Set[SiteRef], name: str):
     """An option per entry of a dict of defaults, added in a loop over its items (``for k, v
     in DEFAULTS.items(): parser.add_argument(f"--{k}", default=v)``): ``name``'s default is
     the dict's value for that key (or for the key spelled with dashes)."""
     for ref, site, mapping in _dict_loops(resolver):
         ctx = Ctx(ref.module, site.scope)
-        if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in resolver.eval(site.func.base, ctx)):
+        if not _on_parser(resolver, site, ctx, wanted):
             continue
         option = Step(ref.module, site.span, "the argparse default")
         for key in dict.fromkeys((name, name.replace("_", "-"))):
@@ -133,7 +137,7 @@ def _field_options(resolver: "Resolver", wanted: Set[SiteRef], name: str):
     field's default again)."""
     for ref, site, loop, holder in _field_loops(resolver):
         ctx = Ctx(ref.module, site.scope)
-        if not any(isinstance(f.obj, Inst) and f.obj.site in wanted for f in resolver.eval(site.func.base, ctx)):
+        if not _on_parser(resolver, site, ctx, wanted):
             continue
         fields_site = resolver.project.call(SiteRef(ref.module, loop.iter.index))
         for found in resolver.eval(fields_site.args[0], ctx):

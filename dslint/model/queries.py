@@ -2890,7 +2890,7 @@ def _labelled_images(model: Model, obj: Inst, depth: int = 0) -> str:
         parts = [_labelled_images(model, f.obj, depth + 1) if isinstance(f.obj, Inst) and isinstance(f.obj.cls, Ext)
                  else "" for f in inner]
         return parts[0] if parts and all(parts) else ""
-    if not name.startswith("torchvision.datasets.") or name.rpartition(".")[2] not in LABELLED_IMAGES:
+    if not name.startswith(TORCHVISION_DATASETS) or name.rpartition(".")[2] not in LABELLED_IMAGES:
         return ""
     position = 1 if name.rpartition(".")[2] == "ImageFolder" else None
     transform = model.resolver.keyword_at(obj.site, obj.ctx, "transform", position)

@@ -1994,6 +1994,18 @@ class Resolver:
             index.update(self._index_item_stores(container.ctx.module))
         return index.get(id(container.value), [])
 
+    def display_item_stores(self, container: Container) -> List[Tuple[object, Ctx]]:
+        """(store, context) of the ``x[key] = value`` assignments of the function that builds the
+        dict or list display ``container`` whose ``x`` is that display (``self.h5 = {}`` then
+        ``self.h5[name] = h5py.File(path)`` in a loop): what it is filled with where it is made."""
+        module, scope = container.ctx.module, container.ctx.scope
+        summary = self.project.summary(module)
+        ctx = self.context(module, scope)
+        return [(store, ctx) for store in (summary.stores if summary is not None else ())
+                if store.attr == "[]" and store.kind == "assign" and store.scope == scope
+                and any(isinstance(f.obj, Container) and f.obj.value is container.value
+                        for f in self.eval(store.target, ctx))]
+
     def _index_item_stores(self, module: str) -> Dict[int, list]:
         summary = self.project.summary(module)
         stores = [(n, s) for n, s in enumerate(summary.stores) if s.attr == "[]" and s.kind == "assign"] \
