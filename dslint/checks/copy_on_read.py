@@ -153,6 +153,8 @@ def _many_objects(model: Model, results, sizes: bool = False, per_sample: bool =
                     "Python objects built from a loaded annotation table"
             if "line" in kinds:
                 return "a Python list of tuples (one per line of a text file)"
+            if "record" in kinds:
+                return "a Python list of tuples (made from the records of a parsed annotation file)"
     return None
 
 
@@ -183,6 +185,8 @@ def _element_kinds(model: Model, container: Container, sizes: bool = False, per_
             kinds.add("dict")
         elif sizes and per_sample and _line_tuple(model, obj):
             kinds.add("line")
+        elif per_sample and isinstance(obj, Container) and obj.kind == "tuple" and _from_parsed_file(model, obj):
+            kinds.add("record")
         elif _project_object(obj):
             kinds.add("object")
         elif _parsed(obj) or _parsed_record(obj) or sizes and _table_of(obj) is not None:
@@ -277,10 +281,12 @@ def _names_in(value, calls, out: Set[str], depth: int = 0) -> None:
 
 
 def _from_parsed_file(model: Model, obj) -> bool:
-    """A dict display holding a value read out of a parsed annotation file (``{"file_name":
-    im["file_name"], "bbox": ann["bbox"]}`` appended in a loop over ``coco["annotations"]``):
-    one entry per record of the file."""
-    if not (isinstance(obj, Container) and obj.kind == "dict" and isinstance(obj.value, DictDisplay)):
+    """A dict or tuple display holding a value read out of a parsed annotation file
+    (``{"file_name": im["file_name"], "bbox": ann["bbox"]}`` appended in a loop over
+    ``coco["annotations"]``, ``(a, b, paper["year"])`` per pair of a paper's authors): one
+    entry per record of the file, or more."""
+    if not (isinstance(obj, Container) and (obj.kind == "dict" and isinstance(obj.value, DictDisplay)
+                                            or obj.kind == "tuple" and isinstance(obj.value, Seq))):
         return False
     return any(_table_of(f.obj) is not None or _parsed_record(f.obj) for f in model.resolver.container_values(obj))
 
@@ -352,7 +358,9 @@ def _subscripts(value, own: str, attr: str, index: str, calls, depth: int = 0) -
 
 
 def _sizes(model: Model, cls, attr: str) -> bool:
-    """The class's ``__len__`` returns ``len(self.<attr>)``: the attribute holds one entry per sample."""
+    """The class's ``__len__`` returns ``len(self.<attr>)``, or the length of an index made
+    from it (``self.indices = np.arange(len(self.anns))`` and ``len(self.indices)``): the
+    attribute holds one entry per sample."""
     method = model.resolver.method(cls, "__len__") if isinstance(cls, Cls) else None
     function = model.function_summary(method) if method is not None else None
     if function is None or not function.params:
@@ -365,6 +373,26 @@ def _sizes(model: Model, cls, attr: str) -> bool:
         if type(site.func) is Name and site.func.id == "len" and len(site.args) == 1:
             held = site.args[0]
             if type(held) is Attr and type(held.base) is Name and held.base.id == function.params[0].name \
-                    and held.name == attr:
+                    and (held.name == attr or _index_of(model, cls, held.name, attr)):
                 return True
     return False
+
+
+def _index_of(model: Model, cls: Cls, index: str, attr: str) -> bool:
+    """``self.<index>`` is stored (in some method) from ``len(self.<attr>)``: an index over its entries."""
+    if index == attr:
+        return False
+    calls = model.project.summary(cls.module).calls
+    return any(_length_of(store.value, method.params[0].name, attr, calls)
+               for method, store in model.resolver.self_stores(cls).get(index, ()))
+
+
+def _length_of(value, own: str, attr: str, calls, depth: int = 0) -> bool:
+    """``value`` is made from ``len(<own>.<attr>)`` (``np.arange(len(self.anns))``)."""
+    if depth > 6 or type(value) is not Call:
+        return False
+    site = calls[value.index]
+    if type(site.func) is Name and site.func.id == "len" and len(site.args) == 1:
+        held = site.args[0]
+        return type(held) is Attr and type(held.base) is Name and held.base.id == own and held.name == attr
+    return any(_length_of(arg, own, attr, calls, depth + 1) for arg in site.args)

@@ -87,6 +87,7 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
                                       for ref, site in model.calls_in_loop(epoch.module, epoch.loop, {"set_epoch"})):
         return True
     involved = {sampler.site.module, base.site.module, epoch.module, iteration.module}
+    involved |= _base_class_modules(model, iteration.module, iteration.scope)
     for ref in model.project.calls_named("set_epoch"):
         site = model.project.call(ref)
         if not hasattr(site.func, "base") or _outside_epochs(model, ref, site, epoch) or _never_called(model, ref, site):
@@ -98,6 +99,16 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
             if isinstance(obj, Top) and ref.module in involved:
                 return True
     return False
+
+
+def _base_class_modules(model: Model, module: str, scope: str) -> Set[str]:
+    """The modules of the project classes a method's class inherits from: a trainer's base
+    class running the epochs (``BaseTrainer._start_epoch`` setting the epoch on every loader its
+    subclass's ``loaders()`` lists) is code of the same object."""
+    function = model.project.function(module, scope) if scope else None
+    if function is None or function.scope_kind != "class":
+        return set()
+    return {item.module for item in model.resolver.mro(Cls(module, function.scope)) if isinstance(item, Cls)}
 
 
 def _never_called(model: Model, ref, site) -> bool:

@@ -308,7 +308,15 @@ def _one_per_generator(model: Model, held: List[_Held]) -> Iterator[Finding]:
     for entry in held:
         groups.setdefault(entry.origin if entry.origin is not None else id(entry), []).append(entry)
     for group in groups.values():
-        main = next((entry for entry in group if entry.built_here), group[0])
+        main = next((entry for entry in group if entry.built_here), None)
+        if main is None and group[0].origin is not None:
+            # built elsewhere and handed in (``PoseAugmentor(self.rng)``): reported where it is built
+            origin = group[0].origin
+            also = tuple(Step(entry.module, entry.span, f"held as {entry.holder}") for entry in group)
+            yield finding(model, CODE, origin.module, model.project.call(origin).span, group[0].message,
+                          also + group[0].steps)
+            continue
+        main = main or group[0]
         also = tuple(Step(entry.module, entry.span, f"the same generator, held as {entry.holder}")
                      for entry in group if entry is not main)
         yield finding(model, CODE, main.module, main.span, main.message, also + main.steps)

@@ -174,6 +174,12 @@ def is_test_module(path: str) -> bool:
             or name.endswith("_test") or name == "conftest")
 
 
+def _on_self(function: Optional[FunctionSummary], value: Attr) -> bool:
+    """``value`` is ``<first parameter>.<name>`` in a method."""
+    return function is not None and function.scope_kind == "class" and bool(function.params) \
+        and type(value.base) is Name and value.base.id == function.params[0].name
+
+
 def _bound_by_import(summary, function, name: str) -> bool:
     """Whether ``name`` is bound by an import in ``function`` (or, when it binds nothing
     there, in its module)."""
@@ -618,9 +624,11 @@ class Model:
 
     def _named_callees(self, func: Func) -> List[Func]:
         """Project functions (and classes' ``__init__``) ``func`` calls by a plain name or
-        through an imported module (``to_device(batch)``, ``engine.run_epoch(...)``): how code
-        reaches another module's functions. Method calls on objects are not evaluated here,
-        which keeps ``_handoff_modules`` cheap."""
+        through an imported module (``to_device(batch)``, ``engine.run_epoch(...)``), and the
+        methods it calls on its own ``self`` (``self.train_step(batch)`` of a base trainer's
+        loop: the class's method and its subclasses' overrides): how code reaches another
+        module's functions. Method calls on other objects are not evaluated here, which keeps
+        ``_handoff_modules`` cheap."""
         summary = self.project.summary(func.module)
         if summary is None:
             return []
@@ -629,6 +637,9 @@ class Model:
         out: List[Func] = []
         for index in sites_in_scope(self.project, func.module, func.qualname):
             value = summary.calls[index].func
+            if type(value) is Attr and _on_self(function, value):
+                out.extend(self._self_methods(Cls(func.module, function.scope), value.name))
+                continue
             if type(value) is Attr:
                 if type(value.base) is not Name or not _bound_by_import(summary, function, value.base.id):
                     continue
@@ -641,6 +652,13 @@ class Model:
                 elif isinstance(obj, Cls):
                     out.append(Func(obj.module, f"{obj.qualname}.__init__"))
         return out
+
+    def _self_methods(self, cls: Cls, name: str) -> List[Func]:
+        """The project methods ``self.<name>(...)`` may run in a method of ``cls``: its own
+        (or inherited) one and the overrides of its subclasses."""
+        found = [self.resolver.method(cls, name)] + [self.resolver.method(sub, name)
+                                                     for sub in self.resolver.subclasses(cls)]
+        return list(dict.fromkeys(f for f in found if f is not None))
 
     def _iterated_loaders(self, results: Results) -> List[Tuple[object, Trail]]:
         out = []
@@ -1323,6 +1341,8 @@ class Model:
                 return verdict, trail
             why += trail
         for found in self.value(loader, "dataset"):
+            if isinstance(found.obj, Lit) and found.obj.value is None:
+                continue  # ``self.train_ds = None`` until ``setup()`` builds it: no loader is made of that
             verdict, trail = self._dataset_split(found, 0)
             if verdict != "none":
                 return verdict, trail
@@ -1484,6 +1504,8 @@ class Model:
         owner = function.bindings if function is not None else self.project.summary(module).bindings
         for binding in owner.get(name, ())[:8]:
             if binding.kind in ("assign", "loop", "with"):
+                if binding.kind == "assign" and self._is_device(binding.value, module, scope):
+                    continue  # ``device = torch.device(f"cuda:{local_rank}")``: where it computes, not what it reads
                 statement = Span(binding.span.row, 1, max(binding.span.row, binding.pos // 65536) + 1, 1)
                 if self._source_mentions_rank(module, scope, statement, depth):
                     return True
@@ -1501,6 +1523,12 @@ class Model:
             if any(self._source_mentions_rank(ref.module, call.scope, span, depth) for span in spans):
                 return True
         return False
+
+    def _is_device(self, value, module: str, scope: str) -> bool:
+        """``value`` is a device (the model keeps ``torch.device("cuda:1")`` as its string)."""
+        results = self.resolver.eval(value, self.resolver.context(module, scope))
+        return bool(results) and all(isinstance(f.obj, Lit) and type(f.obj.value) is str
+                                     and device_kind(f.obj) in ("cuda", "cpu") for f in results)
 
     # batches --------------------------------------------------------------------------------
     def batch_moves(self) -> List[Move]:
@@ -2500,7 +2528,98 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
         holder = text.rsplit(f".{call.name}(", 1)[0] if f".{call.name}(" in text else "a list"
         out.append(Kept(iteration, iteration.module, site.span, site.arg_spans[-1], holder, evidence, trail))
     out.extend(_kept_by_statements(model, iteration, loop, function, ctx))
+    out.extend(_kept_by_callees(model, iteration, loop, function, ctx))
     return out
+
+
+def _kept_by_callees(model: Model, iteration: Iteration, loop: Loop, function, ctx: Ctx) -> List[Kept]:
+    """Batch tensors a project function the loop hands the batch to keeps in an attribute of
+    its own object: a callback's ``on_batch_end(trainer, batch)`` doing
+    ``self.seen.append(batch["actions"])``, a trainer's ``self.validation_step(batch)`` doing
+    ``self.targets.append(batch["target"])``. The object outlives the call, so every pass adds one."""
+    summary = model.project.summary(iteration.module)
+    out: List[Kept] = []
+    for index in sites_in_scope(model.project, iteration.module, loop.scope):
+        site = summary.calls[index]
+        if not loop.span.row <= site.span.row <= loop.end_row or last_name(site.func) in KEEPING_METHODS:
+            continue
+        given = [(i, None) for i, arg in enumerate(site.args)
+                 if _batch_view(model, arg, ctx, function, iteration.loader, 0) is not None]
+        given += [(-1, name) for name, arg in site.keywords
+                  if name and _batch_view(model, arg, ctx, function, iteration.loader, 0) is not None]
+        if not given or any(type(arg) is Starred for arg in site.args):
+            continue
+        step = Step(iteration.module, site.span, "the batch is handed on here")
+        for found in model.resolver.eval(site.func, ctx):
+            callee, shift = (found.obj.func, 1) if isinstance(found.obj, Bound) else (found.obj, 0)
+            if isinstance(callee, Func):
+                out.extend(_kept_by_callee(model, iteration, callee, given, shift, step))
+    return out
+
+
+def _kept_by_callee(model: Model, iteration: Iteration, callee: Func, given, shift: int, step: Step) -> List[Kept]:
+    function = model.function_summary(callee)
+    if function is None or function.scope_kind != "class" or not function.params:
+        return []
+    params = [p.name for p in function.params]
+    names = {params[i + shift] for i, name in given if name is None and 0 <= i + shift < len(params)
+             and function.params[i + shift].kind in ("posonly", "pos")}
+    names |= {name for i, name in given if name is not None and name in params}
+    names = {name for name in names  # not replaced (``batch = to_device(batch)``)
+             if all(binding.kind == "param" for binding in function.bindings.get(name, ()))}
+    own = params[0]
+    summary = model.project.summary(callee.module)
+    ctx = model.resolver.context(callee.module, callee.qualname)
+    reset = {store.attr for store in summary.stores if store.scope == callee.qualname and store.kind == "assign"
+             and type(store.target) is Name and store.target.id == own}
+    out = []
+    for index in sites_in_scope(model.project, callee.module, callee.qualname):
+        site = summary.calls[index]
+        call = site.func
+        if not (type(call) is Attr and call.name in KEEPING_METHODS and site.args and type(call.base) is Attr
+                and type(call.base.base) is Name and call.base.base.id == own and call.base.name not in reset):
+            continue
+        if _counted(model, ctx, function, -3, site):
+            continue
+        for part in _held_parts(site.args[-1]):
+            path = _param_path(model, part, names, ctx)
+            if path is None:
+                continue
+            evidence = _tensor_field(model, iteration.loader, path) if any(type(key) is FieldKey for key in path) \
+                else _tensor_batches(model, iteration.loader) or _tensor_field(model, iteration.loader, path)
+            if evidence:
+                out.append(Kept(iteration, callee.module, site.span, site.arg_spans[-1], f"self.{call.base.name}",
+                                evidence, (step,)))
+                break
+    return out
+
+
+def _param_path(model: Model, value, names: Set[str], ctx: Ctx, depth: int = 0) -> Optional[Tuple[object, ...]]:
+    """The keys that lead from a parameter among ``names`` (a batch handed on) to ``value``,
+    through views that share its storage (``batch["actions"]``: ``("actions",)``; a row of a
+    field, ``batch["target"][:, 0]``, as ``_batch_path`` keeps it); None when ``value`` is not
+    such a part."""
+    if depth > 8:
+        return None
+    kind = type(value)
+    if kind is Name:
+        return () if value.id in names else None
+    if kind is Item and type(value.key) is Const:
+        base = _param_path(model, value.base, names, ctx, depth + 1)
+        return None if base is None else base + (value.key.value,)
+    if kind is Item:
+        base = _param_path(model, value.base, names, ctx, depth + 1) if _basic_key(model, value.key, ctx) else None
+        return None if not base or not isinstance(base[-1], (str, FieldKey)) else base + (ANY_ROW,)
+    if kind is Attr and value.name in VIEW_ATTRIBUTES:
+        return _param_path(model, value.base, names, ctx, depth + 1)
+    if kind is Attr and value.name.isidentifier() and not value.name.startswith("_"):
+        base = _param_path(model, value.base, names, ctx, depth + 1)
+        return None if base is None else base + (FieldKey(value.name),)
+    if kind is Call:
+        call = model.project.summary(ctx.module).calls[value.index].func
+        return _param_path(model, call.base, names, ctx, depth + 1) \
+            if type(call) is Attr and call.name in SHARED_VIEWS else None
+    return None
 
 
 def _kept_by_statements(model: Model, iteration: Iteration, loop: Loop, function, ctx: Ctx) -> List[Kept]:
@@ -2774,11 +2893,25 @@ def _int_elements(model: Model, value, ctx: Ctx) -> bool:
     if type(site.func) is not Attr or site.func.name != "tolist" or site.args:
         return False
     base = site.func.base
-    while type(base) is Call and type(calls[base.index].func) is Attr:
+    while True:
+        if type(base) is Item and type(base.key) is Const and type(base.base) is Call \
+                and _index_tuple(calls[base.base.index]):
+            return True  # ``hits.nonzero(as_tuple=True)[0]``: each index tensor of the tuple is 1-D
+        if type(base) is not Call or type(calls[base.index].func) is not Attr:
+            return False
         if calls[base.index].func.name in FLATTENING:
             return True
         base = calls[base.index].func.base
-    return False
+
+
+def _index_tuple(site: CallSite) -> bool:
+    """A call returning one 1-D index tensor per dimension: ``x.nonzero(as_tuple=True)``,
+    ``torch.nonzero(x, as_tuple=True)``, ``torch.where(cond)`` (one argument)."""
+    func = site.func
+    name = func.name if type(func) is Attr else func.id if type(func) is Name else ""
+    if name == "nonzero":
+        return any(key == "as_tuple" and type(value) is Const and value.value is True for key, value in site.keywords)
+    return name == "where" and len(site.args) == 1 and not site.keywords
 
 
 def _host_batch(model: Model, value, ctx: Ctx, loader) -> Optional[Trail]:
@@ -2900,6 +3033,9 @@ def _labelled_images(model: Model, obj: Inst, depth: int = 0) -> str:
             f"so its batches are tensors")
 
 
+ANY_ROW = -1  # a step of a batch path: a row (an int key not known) of the field before it
+
+
 def _batch_path(model: Model, value, ctx: Ctx, function, depth: int) -> Optional[Tuple[object, ...]]:
     """The keys and positions that lead from a batch to ``value`` (``sample["boxes"]``:
     ``("boxes",)``; ``img`` of ``for img, (lbl, path) in loader``: ``(0,)``), through views
@@ -2912,8 +3048,11 @@ def _batch_path(model: Model, value, ctx: Ctx, function, depth: int) -> Optional
     if kind is Part:
         base = _batch_path(model, value.base, ctx, function, depth + 1)
         return None if base is None else base + (value.index,)
+    if kind is Item and type(value.key) is not Const:  # ``batch["ids"][i]``: a row of the field, when ``i`` is an int
+        base = _batch_path(model, value.base, ctx, function, depth + 1) if _basic_key(model, value.key, ctx) else None
+        return None if not base or not isinstance(base[-1], (str, FieldKey)) else base + (ANY_ROW,)
     if kind is Item:
-        base = _batch_path(model, value.base, ctx, function, depth + 1) if type(value.key) is Const else None
+        base = _batch_path(model, value.base, ctx, function, depth + 1)
         return None if base is None else base + (value.key.value,)
     if kind is Attr and value.name in VIEW_ATTRIBUTES:
         return _batch_path(model, value.base, ctx, function, depth + 1)
@@ -2937,8 +3076,11 @@ def _tensor_field(model: Model, loader, path: Optional[Tuple[object, ...]]) -> s
     part of the batch at ``path`` is a tensor: with the default collate function, the same part of every item the
     dataset gives is a tensor or an array (or a number, when items are batched). Samples mix
     kinds (``{"image": ..., "path": str}``): the part kept is what counts."""
-    if not path or model.argument(loader, "collate_fn") is not None:
+    if not path:
         return ""
+    collate = model.argument(loader, "collate_fn")
+    if collate is not None:
+        return _collate_field(model, collate, path)
     batch_size = model.argument(loader, "batch_size")
     unbatched = bool(batch_size) and all(isinstance(f.obj, Lit) and f.obj.value is None for f in batch_size)
     for cut in range(len(path), 0, -1):  # ``batch["target"][0]``: a row of the tensor at ``["target"]``
@@ -3050,6 +3192,24 @@ def _tensor_collate(model: Model, collate: Results) -> str:
                 return ""
     name = function.qualname.rsplit(".", 1)[0] if function.name == "__call__" else function.name
     return f"the loader's `collate_fn`, `{name}`, returns tensors made by torch"
+
+
+def _collate_field(model: Model, collate: Results, path: Tuple[object, ...]) -> str:
+    """"the loader's `collate_fn`, ..., returns a tensor made by torch at `["boxes"]`" when the
+    one project collate function returns, in every return, a display holding a torch-made
+    tensor at the first step of ``path`` (the rest of it only rows of that tensor), whatever
+    its other parts are (``{"boxes": padded, "names": list(names)}``)."""
+    func, function = _collate_function(model, collate, callable_objects=True)
+    if function is None or type(path[0]) is FieldKey or not all(type(key) is int for key in path[1:]):
+        return ""
+    ctx = model.resolver.context(func.module, func.qualname)
+    for value in function.returns:
+        part = _display_part(model, model.resolver.eval(value, ctx), path[0])
+        if not part or not all(_made_tensor(f.obj) for f in part):
+            return ""
+    name = function.qualname.rsplit(".", 1)[0] if function.name == "__call__" else function.name
+    key = f'["{path[0]}"]' if isinstance(path[0], str) else f"[{path[0]}]"
+    return f"the loader's `collate_fn`, `{name}`, returns a tensor made by torch at `{key}`"
 
 
 def _collate_function(model: Model, collate: Results,
