@@ -20,6 +20,7 @@ from ..model.libraries import parsed_table
 from ..model.objects import Cls, Container, Ext, Inst, Iterated, Lit, Step
 from ..model.project import sites_in_scope
 from ..model.queries import WORKER_METHODS, Model
+from ..model.resolver import _innermost_block
 from .base import finding
 
 CODE = "DSL501"
@@ -54,6 +55,8 @@ def check(model: Model) -> Iterator[Finding]:
                         or _grouped_records(model, obj, item, attr)
                     if evidence is None or (item, attr) in reported:
                         continue  # one finding per attribute: its other stores are the same cause
+                    if _emptied_after(model, obj, item, method, store, ctx):
+                        continue  # packed into one buffer and cleared before any worker starts
                     reported.add((item, attr))
                     klass = model.project.klass(item.module, item.qualname)
                     span, steps = store.span, tuple(function.trail)
@@ -67,6 +70,39 @@ def check(model: Model) -> Iterator[Finding]:
                         f"arrays",
                         steps,
                     )
+
+
+def _emptied_after(model: Model, obj: Inst, cls: Cls, method, store, ctx) -> bool:
+    """``self.<attr>`` is emptied after it is stored, by the storing method or by a method of
+    the object it then calls, on a branch the construction takes (mmengine's
+    ``_serialize_data`` packs ``self.data_list`` into one numpy buffer and calls
+    ``self.data_list.clear()``): the workers never see its objects."""
+    summary = model.project.summary(cls.module)
+    own = method.params[0].name if method.params else ""
+    for index in sites_in_scope(model.project, cls.module, method.qualname):
+        site = summary.calls[index]
+        if site.span.row <= store.span.row or \
+                not model.resolver.branch_taken(method, _innermost_block(method.blocks, site.span.row), ctx):
+            continue
+        if _clears(site, own, store.attr):
+            return True
+        func = site.func
+        if type(func) is Attr and type(func.base) is Name and func.base.id == own and own:
+            callee = model.resolver.method(obj.cls, func.name)
+            function = model.function_summary(callee) if callee is not None else None
+            if function is not None and function.params and any(
+                    _clears(model.project.summary(callee.module).calls[i], function.params[0].name, store.attr)
+                    and _innermost_block(function.blocks, model.project.summary(callee.module).calls[i].span.row) < 0
+                    for i in sites_in_scope(model.project, callee.module, callee.qualname)):
+                return True
+    return False
+
+
+def _clears(site, own: str, attr: str) -> bool:
+    """``<own>.<attr>.clear()``."""
+    func = site.func
+    return type(func) is Attr and func.name == "clear" and not site.args and type(func.base) is Attr \
+        and func.base.name == attr and type(func.base.base) is Name and func.base.base.id == own
 
 
 def _replaced_later(store, stores) -> bool:

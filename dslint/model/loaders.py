@@ -524,6 +524,11 @@ def _splat_source(resolver: "Resolver", mapping, ctx: Ctx, site: SiteRef, span, 
             found_in_bag = _bag_source(resolver, obj, mapping, ctx, site, span, key)
             if found_in_bag is not None:
                 return found_in_bag
+        elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "dataclasses.asdict" \
+                and obj.site is not None and resolver.project.call(obj.site).args \
+                and resolver.asdict_item(obj, key) is not None:  # ``**asdict(cfg)``: the field ``cfg.<key>``
+            made = resolver.project.call(obj.site)
+            return ArgumentSource(Attr(made.args[0], key), obj.ctx or Ctx(obj.site.module, made.scope), site, span)
         elif isinstance(obj, Kwargs) and obj.ctx.call is not None:
             call = resolver.project.call(obj.ctx.call)
             caller = obj.ctx.caller or Ctx(obj.ctx.call.module, call.scope)

@@ -2790,6 +2790,8 @@ def _batch_view(model: Model, value, ctx: Ctx, function, loader, depth: int):
             if inner is not None and call.name in TENSOR_VIEWS:
                 return inner[0], inner[1] or f"`.{call.name}()`"
             return inner
+        if _field_taken(site) is not None:  # ``batch.pop("doc_ids")``: the field itself
+            return _batch_view(model, call.base, ctx, function, loader, depth + 1)
         if isinstance(call, Name) and call.id == "next":  # ``batch = next(batches)``: drawn from the loader
             found = _host_batch(model, value, ctx, loader)
             return (found, "") if found is not None else None
@@ -3036,6 +3038,15 @@ def _labelled_images(model: Model, obj: Inst, depth: int = 0) -> str:
 ANY_ROW = -1  # a step of a batch path: a row (an int key not known) of the field before it
 
 
+def _field_taken(site: CallSite):
+    """The constant key of ``x.pop("key")`` / ``x.get("key")`` (the entry itself, as ``x["key"]``); None otherwise."""
+    call = site.func
+    if type(call) is Attr and call.name in ("pop", "get") and site.args and not site.keywords \
+            and len(site.args) <= 2 and type(site.args[0]) is Const and isinstance(site.args[0].value, str):
+        return site.args[0].value
+    return None
+
+
 def _batch_path(model: Model, value, ctx: Ctx, function, depth: int) -> Optional[Tuple[object, ...]]:
     """The keys and positions that lead from a batch to ``value`` (``sample["boxes"]``:
     ``("boxes",)``; ``img`` of ``for img, (lbl, path) in loader``: ``(0,)``), through views
@@ -3060,7 +3071,12 @@ def _batch_path(model: Model, value, ctx: Ctx, function, depth: int) -> Optional
         base = _batch_path(model, value.base, ctx, function, depth + 1)
         return None if base is None else base + (FieldKey(value.name),)
     if kind is Call:
-        call = model.project.summary(ctx.module).calls[value.index].func
+        site = model.project.summary(ctx.module).calls[value.index]
+        taken = _field_taken(site)
+        if taken is not None:
+            base = _batch_path(model, site.func.base, ctx, function, depth + 1)
+            return None if base is None else base + (taken,)
+        call = site.func
         return _batch_path(model, call.base, ctx, function, depth + 1) \
             if isinstance(call, Attr) and call.name in SHARED_VIEWS else None
     bindings, blocks = _scope_bindings(model, ctx, function)

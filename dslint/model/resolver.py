@@ -762,9 +762,31 @@ class Resolver:
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.vars" \
                     and obj.site is not None:  # ``**vars(parser.parse_args())``: the namespace's attributes
                 parts.append(self._vars_item(obj, one(Lit(key))))
+            elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "dataclasses.asdict" \
+                    and obj.site is not None:  # ``**asdict(cfg)``: the dataclass's fields
+                item = self.asdict_item(obj, key)
+                if item is not None:
+                    parts.append(item)
             else:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else None
+
+    def asdict_item(self, mapping: Inst, key: str) -> Optional[Results]:
+        """``asdict(cfg)[key]``: the field ``key`` of the dataclass object (its subclasses'
+        overrides included); None when no class of it has such a field (not in the dict)."""
+        parts = []
+        for found in self.keyword_at(mapping.site, mapping.ctx, "obj", 0) or UNKNOWN_RESULT:
+            obj = found.obj
+            if not (isinstance(obj, Inst) and isinstance(obj.cls, Cls)):
+                return UNKNOWN_RESULT
+            if any(isinstance(item, Cls) and any(field.name == key for field in self._fields_of(item))
+                   for item in self.mro(obj.cls)):
+                parts.append(self.attribute(found, key, mapping.ctx))
+        return join(parts) if parts else None
+
+    def _fields_of(self, cls: Cls):
+        klass = self.project.klass(cls.module, cls.qualname)
+        return klass.fields if klass is not None else ()
 
     def _vars_item(self, mapping: Inst, keys: Results) -> Results:
         """``vars(namespace)[key]``: the namespace's attribute of that name (unknown for any
