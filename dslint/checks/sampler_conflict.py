@@ -47,7 +47,8 @@ def check(model: Model) -> Iterator[Finding]:
         shuffles = shuffle is not None and truthiness(model.argument(loader, "shuffle") or ()) == "true"
         sampler = _given(model, loader, "sampler")
         batch_sampler = loaders.argument_source(model.resolver, loader, "batch_sampler")
-        if batch_sampler is not None and _given(model, loader, "batch_sampler") in ("value", "maybe"):
+        given = _given(model, loader, "batch_sampler")
+        if batch_sampler is not None and given in ("value", "maybe"):
             clashes = []
             batch_size = model.argument(loader, "batch_size")
             if batch_size is not None and loaders.argument_source(model.resolver, loader, "batch_size") is not None:
@@ -61,6 +62,8 @@ def check(model: Model) -> Iterator[Finding]:
                 clashes.append("sampler")
             if truthiness(model.argument(loader, "drop_last") or ()) == "true":
                 clashes.append("drop_last=True")
+            # a keyword a branch puts back to the default is the code setting it aside for the batch sampler
+            clashes = [c for c in clashes if not _put_back(model, loader, c.partition("=")[0])]
             if clashes:
                 yield finding(
                     model, CODE, batch_sampler.site.module, batch_sampler.span,
@@ -84,6 +87,23 @@ def check(model: Model) -> Iterator[Finding]:
                 ((Step(module, shuffle.span, "`shuffle` is given here"),) if met is not None else ())
                 + (loaders.construction_step(model.resolver, loader),),
             )
+
+
+# what torch's DataLoader takes these to be when they are not given: what a batch sampler allows
+DEFAULTS = {"batch_size": 1, "shuffle": False, "drop_last": False, "sampler": None}
+
+
+def _put_back(model: Model, loader, name: str) -> bool:
+    """A branch puts ``name`` back to the loader's default into the keyword dict the loader
+    is given (``if batch_sampler is not None: kw.update(batch_size=1, shuffle=False, ...)``):
+    the code sets it aside where the batch sampler is given (the branch's test is not read)."""
+    plain = loaders.argument_source(model.resolver, loader, name)
+    anywhere = loaders.argument_source(model.resolver, loader, name, anywhere=True)
+    if anywhere is None or anywhere == plain:
+        return False
+    values = model.resolver.eval(anywhere.value, anywhere.ctx)
+    return bool(values) and all(isinstance(f.obj, Lit) and f.obj.value == DEFAULTS[name]
+                                and type(f.obj.value) is type(DEFAULTS[name]) for f in values)
 
 
 def _meeting(model: Model, loader, shuffle):

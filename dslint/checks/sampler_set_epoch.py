@@ -96,9 +96,20 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
             obj = found.obj
             if isinstance(obj, Inst) and obj.site in (sampler.site, base.site):
                 return True
-            if isinstance(obj, Top) and ref.module in involved:
+            if isinstance(obj, Top) and (ref.module in involved or _hook_by_name(model, ref, site)
+                                         and ref.module in model.import_closure(iteration.module)):
                 return True
     return False
+
+
+def _hook_by_name(model: Model, ref, site) -> bool:
+    """The call is in a method a runner calls by its name (``self.call_hook("before_train_epoch")``
+    then ``getattr(hook, name)(self)``): a per-epoch hook of the training framework, whose
+    ``runner.data_loader`` the model cannot follow (counted when the module iterating the
+    loader imports the hook's)."""
+    function = model.project.function(ref.module, site.scope) if site.scope else None
+    return function is not None and function.scope_kind == "class" and "epoch" in function.name \
+        and _named_in_calls(model, function.name)
 
 
 def _base_class_modules(model: Model, module: str, scope: str) -> Set[str]:
