@@ -407,14 +407,29 @@ def worker_init(model: "Model", loader, obj) -> WorkerInit:
     cls = obj.cls if isinstance(obj, Inst) and isinstance(obj.cls, Cls) else None
     for found in model.argument(loader, "worker_init_fn") or ():
         for entry in model.callable_entries(found.obj, "worker_init_fn", ()):
-            functions.append(entry.func)
-            function = model.function_summary(entry.func)
-            names = set(function.attr_loads) | _getattr_names(model, entry.func) if function is not None else set()
-            for name in sorted(names) if cls is not None else ():
-                method = model.resolver.method(cls, name)
-                if method is not None and name not in WORKER_METHODS:
-                    methods[name] = method
+            for func in [entry.func] + _helpers(model, entry.func):
+                functions.append(func)
+                function = model.function_summary(func)
+                names = set(function.attr_loads) | _getattr_names(model, func) if function is not None else set()
+                for name in sorted(names) if cls is not None else ():
+                    method = model.resolver.method(cls, name)
+                    if method is not None and name not in WORKER_METHODS:
+                        methods[name] = method
     return WorkerInit(functions, methods)
+
+
+def _helpers(model: "Model", func: Func) -> List[Func]:
+    """The project functions ``func`` calls by a plain name (``set_rnd(info.dataset, seed)``,
+    a seeding helper given the worker's dataset): what they touch is the ``worker_init_fn``'s."""
+    summary = model.project.summary(func.module)
+    ctx = model.resolver.context(func.module, func.qualname)
+    out: List[Func] = []
+    for index in sites_in_scope(model.project, func.module, func.qualname):
+        callee = summary.calls[index].func
+        if type(callee) is Name:
+            out.extend(f.obj for f in model.resolver.eval(callee, ctx)
+                       if isinstance(f.obj, Func) and f.obj != func and f.obj not in out)
+    return out
 
 
 def _getattr_names(model: "Model", func: Func) -> Set[str]:
