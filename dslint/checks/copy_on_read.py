@@ -89,13 +89,19 @@ def _emptied_after(model: Model, obj: Inst, cls: Cls, method, store, ctx) -> boo
         func = site.func
         if type(func) is Attr and type(func.base) is Name and func.base.id == own and own:
             callee = model.resolver.method(obj.cls, func.name)
-            function = model.function_summary(callee) if callee is not None else None
-            if function is not None and function.params and any(
-                    _clears(model.project.summary(callee.module).calls[i], function.params[0].name, store.attr)
-                    and _innermost_block(function.blocks, model.project.summary(callee.module).calls[i].span.row) < 0
-                    for i in sites_in_scope(model.project, callee.module, callee.qualname)):
+            if callee is not None and _clears_always(model, callee, store.attr):
                 return True
     return False
+
+
+def _clears_always(model: Model, method, attr: str) -> bool:
+    """The method calls ``self.<attr>.clear()`` outside any conditional block of its own."""
+    function = model.function_summary(method)
+    if function is None or not function.params:
+        return False
+    calls = model.project.summary(method.module).calls
+    return any(_clears(calls[i], function.params[0].name, attr) and _innermost_block(function.blocks, calls[i].span.row) < 0
+               for i in sites_in_scope(model.project, method.module, method.qualname))
 
 
 def _clears(site, own: str, attr: str) -> bool:
@@ -403,15 +409,19 @@ def _sizes(model: Model, cls, attr: str) -> bool:
         return False
     calls = model.project.summary(method.module).calls
     for value in function.returns:
-        if type(value) is not Call:
-            continue
-        site = calls[value.index]
-        if type(site.func) is Name and site.func.id == "len" and len(site.args) == 1:
-            held = site.args[0]
-            if type(held) is Attr and type(held.base) is Name and held.base.id == function.params[0].name \
-                    and (held.name == attr or _index_of(model, cls, held.name, attr)):
-                return True
+        counted = _length_attribute(calls[value.index], function.params[0].name) if type(value) is Call else None
+        if counted is not None and (counted == attr or _index_of(model, cls, counted, attr)):
+            return True
     return False
+
+
+def _length_attribute(site, own: str) -> Optional[str]:
+    """``<attr>`` of the call ``len(<own>.<attr>)``; None for any other call."""
+    if type(site.func) is Name and site.func.id == "len" and len(site.args) == 1:
+        held = site.args[0]
+        if type(held) is Attr and type(held.base) is Name and held.base.id == own:
+            return held.name
+    return None
 
 
 def _index_of(model: Model, cls: Cls, index: str, attr: str) -> bool:
@@ -428,7 +438,7 @@ def _length_of(value, own: str, attr: str, calls, depth: int = 0) -> bool:
     if depth > 6 or type(value) is not Call:
         return False
     site = calls[value.index]
-    if type(site.func) is Name and site.func.id == "len" and len(site.args) == 1:
-        held = site.args[0]
-        return type(held) is Attr and type(held.base) is Name and held.base.id == own and held.name == attr
+    counted = _length_attribute(site, own)
+    if counted is not None:
+        return counted == attr
     return any(_length_of(arg, own, attr, calls, depth + 1) for arg in site.args)

@@ -3206,8 +3206,7 @@ def _tensor_collate(model: Model, collate: Results) -> str:
             results = model.resolver.eval(part, ctx)
             if not results or not all(_made_tensor(f.obj) for f in results):
                 return ""
-    name = function.qualname.rsplit(".", 1)[0] if function.name == "__call__" else function.name
-    return f"the loader's `collate_fn`, `{name}`, returns tensors made by torch"
+    return f"the loader's `collate_fn`, `{_collate_name(function)}`, returns tensors made by torch"
 
 
 def _collate_field(model: Model, collate: Results, path: Tuple[object, ...]) -> str:
@@ -3223,9 +3222,13 @@ def _collate_field(model: Model, collate: Results, path: Tuple[object, ...]) -> 
         part = _display_part(model, model.resolver.eval(value, ctx), path[0])
         if not part or not all(_made_tensor(f.obj) for f in part):
             return ""
-    name = function.qualname.rsplit(".", 1)[0] if function.name == "__call__" else function.name
     key = f'["{path[0]}"]' if isinstance(path[0], str) else f"[{path[0]}]"
-    return f"the loader's `collate_fn`, `{name}`, returns a tensor made by torch at `{key}`"
+    return f"the loader's `collate_fn`, `{_collate_name(function)}`, returns a tensor made by torch at `{key}`"
+
+
+def _collate_name(function: FunctionSummary) -> str:
+    """A collate function's name; a collator object's class name for its ``__call__``."""
+    return function.qualname.rsplit(".", 1)[0] if function.name == "__call__" else function.name
 
 
 def _collate_function(model: Model, collate: Results,
