@@ -212,9 +212,10 @@ def root_name(value: Value) -> Optional[str]:
             return None
 
 
-def mentions(value: Value, names, calls=()) -> bool:
+def mentions(value: Value, names, calls=(), callees: bool = False) -> bool:
     """Whether ``value`` loads one of ``names`` (without following references); given its
-    module's call table, ``calls``, also in the positional arguments of the calls it holds."""
+    module's call table, ``calls``, also in the positional arguments of the calls it holds
+    (and, with ``callees``, in what they call: ``kwargs.get("shuffle")``)."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -234,4 +235,6 @@ def mentions(value: Value, names, calls=()) -> bool:
             stack.extend(item.values)
         elif calls and isinstance(item, Call):
             stack.extend(calls[item.index].args)
+            if callees:
+                stack.append(calls[item.index].func)
     return False

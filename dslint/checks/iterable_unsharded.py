@@ -138,7 +138,7 @@ def _datasets(model: Model, loader):
 def _shards(model: Model, loader, dataset: Inst) -> bool:
     if _given_splitter(model, dataset) or _described_splitting(model, dataset):
         return True
-    code = model.worker_code(loader)
+    code = model.worker_code_with(loader, dataset)
     if effects.splits_by_worker(model, [entry.func for entry in code]):
         return True
     for entry in code:
@@ -330,11 +330,20 @@ def _call_made_of(stream: _Stream, value: Call, seen: dict, depth: int, pick: bo
     if drawn:
         return {drawn}
     site = stream.model.project.call(SiteRef(stream.func.module, value.index))
+    if _advances(stream, site.func):
+        return {DATA}  # ``next(iters[random.choice(names)])``: a draw picks the source, which is read in order
     parts = [a.value if isinstance(a, Starred) else a for a in site.args] + [v for _, v in site.keywords]
     receiver = site.func.base if isinstance(site.func, Attr) else None
     if receiver is not None and not (isinstance(receiver, Name) and receiver.id == _self_name(stream)):
         parts.append(receiver)  # ``x.astype(...)``; not ``self`` of ``self.transform(x)``
     return set().union(*(_made_of(stream, part, seen, depth + 1, pick) for part in parts))
+
+
+def _advances(stream: _Stream, callee) -> bool:
+    """``next(...)``, the builtin (not a local function of that name)."""
+    return isinstance(callee, Name) and callee.id == "next" and \
+        callee.id not in stream.model.function_summary(stream.func).bindings and \
+        all(f.obj == Ext("builtins.next") for f in stream.model.resolver.global_name(stream.func.module, "next"))
 
 
 def _name_made_of(stream: _Stream, value: Name, seen: dict, depth: int, pick: bool) -> Set[str]:

@@ -18,6 +18,7 @@ from . import configfiles
 from .argparse_defaults import argument_default
 from .libraries import HF_DATASETS, PASS_THROUGH
 from .objects import (
+    MAX_CHOICES,
     UNKNOWN_RESULT,
     Batch,
     Bound,
@@ -125,7 +126,9 @@ def truth(obj) -> Optional[bool]:
 
 
 OVERRIDABLE_NOTES = ("the argparse default", "argparse default", "default of environment variable",
-                     "config file value", "replaced on some runs", "the command-line option's default")
+                     "config file value", "replaced on some runs", "the command-line option's default",
+                     "the default unless the configuration read here sets it")
+CONFIG_OVERLAY = "the default unless the configuration read here sets it"
 COMMAND_LINE_DEFAULT = "the command-line option's default"
 
 
@@ -480,11 +483,14 @@ def _next(resolver, qualname, ref, ctx) -> Results:
 
 
 def _getattr(resolver, qualname, ref, ctx) -> Results:
+    """``getattr(o, name)``: the attribute of each name the argument may be (a config's
+    choice per element of a loop over a literal table), when every one is a known string."""
     names = _arg(resolver, ref, ctx, 1) or UNKNOWN_RESULT
-    if len(names) != 1 or not isinstance(names[0].obj, Lit) or not isinstance(names[0].obj.value, str):
+    if len(names) > MAX_CHOICES or not all(isinstance(f.obj, Lit) and type(f.obj.value) is str for f in names):
         return UNKNOWN_RESULT
-    name = names[0].obj.value
-    parts = [join(resolver.attribute(f, name, ctx) for f in _first_arg(resolver, ref, ctx))]
+    receivers = _first_arg(resolver, ref, ctx)
+    parts = [join(resolver.attribute(f, name, ctx) for f in receivers)
+             for name in dict.fromkeys(f.obj.value for f in names)]
     default = _arg(resolver, ref, ctx, 2)
     if default is not None:
         parts.append(default)
@@ -492,15 +498,21 @@ def _getattr(resolver, qualname, ref, ctx) -> Results:
 
 
 def _dict(resolver, qualname, ref, ctx) -> Results:
-    site = resolver.project.call(ref)
-    keys, values = [], []
-    for arg in site.args:
-        keys.append(None)
-        values.append(arg)
-    for name, value in site.keywords:
-        keys.append(Const(name) if name is not None else None)
-        values.append(value)
-    return one(Container("dict", DictDisplay(tuple(keys), tuple(values)), ctx, ref))
+    """``dict(a=1, **base)``: a dict display of its keywords. One display per call site, as
+    a written ``{...}`` is: what is stored in it later (``kw["sampler"] = s``,
+    ``kw.update(num_workers=n)``) is indexed by the display."""
+    display = resolver.dict_call_displays.get(ref)
+    if display is None:
+        site = resolver.project.call(ref)
+        keys, values = [], []
+        for arg in site.args:
+            keys.append(None)
+            values.append(arg)
+        for name, value in site.keywords:
+            keys.append(Const(name) if name is not None else None)
+            values.append(value)
+        display = resolver.dict_call_displays[ref] = DictDisplay(tuple(keys), tuple(values))
+    return one(Container("dict", display, ctx, ref))
 
 
 def _device(resolver, qualname, ref, ctx) -> Results:

@@ -294,6 +294,9 @@ Ctx.__eq__ = Inst.__eq__
 Ctx.__ne__ = Inst.__ne__
 
 
+MAX_CHOICES = 8  # literal values one lookup is made with (``REGISTRY[t.pop("type")]`` over a table of configs)
+
+
 class Step(NamedTuple):
     """One place in a finding's evidence: a module, a span and what happens there."""
 

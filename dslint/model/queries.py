@@ -23,7 +23,7 @@ from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..analysis.summary import CallSite, FunctionSummary, Loop, Span
 from ..analysis.values import (SLICE, Attr, Call, Const, DictDisplay, Element, FunctionRef, Imported, Item, Name, Op,
-                               Part, Seq, Starred, dotted, last_name, same_value)
+                               Part, Seq, Starred, dotted, last_name, root_name, same_value)
 from . import externals, mmconfig
 from .effects import SHARDING_NAMES, datasets_pool, main_process_only
 from .externals import device_kind, device_target, truthiness
@@ -271,6 +271,15 @@ LOCAL_ARRAYS = frozenset(f"{library}.{name}" for library in ("numpy", "torch")
 SET_AFTER_ATTRS = ("transform", "target_transform", "transforms")
 INPLACE_SETTERS = (("set_transform", "transform"),)  # (method, its keyword): ``ds.set_transform(f)``
 CUSTOM_PICKLING = ("__getstate__", "__reduce__", "__reduce_ex__")
+
+
+MAX_CALLABLE_NESTING = 5  # containers and library wrappers followed into a callable
+
+
+def _dispatches(call: CallSite, loop) -> bool:
+    """``for cb in self.callbacks: cb.on_train_start(self)``: the loop calls the method once on
+    each of its elements, not the same object's again and again."""
+    return isinstance(call.func, Attr) and loop.target is not None and root_name(call.func.base) == loop.target
 
 
 class WorkerFunction(NamedTuple):
@@ -747,6 +756,8 @@ class Model:
                     call = self.project.call(site)
                     step = Step(site.module, call.span, note)
                     found = self._enclosing_loop(site.module, call.loop)
+                    while found is not None and _dispatches(call, found[1]):
+                        found = self._enclosing_loop(site.module, found[1].parent)
                     if found is not None:
                         index, loop = found
                         if not self.built_inside(iteration.loader, site.module, loop):
@@ -1639,6 +1650,23 @@ class Model:
         trail = (step,) if step else ()
         for found in self.value(base, "dataset"):
             entries.extend(self.dataset_entries(found.obj, trail + found.trail))
+        result = self.worker_closure(entries + self._loader_callables(base, trail))
+        self._worker_code[key] = result
+        return result
+
+    def worker_code_with(self, loader, dataset) -> List[WorkerFunction]:
+        """The functions ``loader``'s workers run when its dataset is ``dataset``, one of the
+        datasets it may be given (a config's choice): that dataset's code and the loader's own
+        callables, not the other choices'."""
+        base = loader_facts.base_loader(loader)
+        step = loader_facts.construction_step(self.resolver, base, "given to this loader")
+        trail = (step,) if step else ()
+        return self.worker_closure(self.dataset_entries(dataset, trail) + self._loader_callables(base, trail))
+
+    def _loader_callables(self, base, trail: Trail) -> List[WorkerFunction]:
+        """The callables a loader hands its workers besides the dataset: ``collate_fn``,
+        ``worker_init_fn``, and a library loader's per-sample functions (detectron2's mapper)."""
+        entries: List[WorkerFunction] = []
         for role in ("collate_fn", "worker_init_fn"):
             for found in self.argument(base, role) or ():
                 entries.extend(self.callable_entries(found.obj, role, trail + found.trail))
@@ -1646,9 +1674,7 @@ class Model:
         for name in spec.kept_by_dataset if spec is not None else ():  # detectron2's mapper runs per sample
             for found in self.argument(base, name) or ():
                 entries.extend(self.callable_entries(found.obj, name, trail + found.trail))
-        result = self.worker_closure(entries)
-        self._worker_code[key] = result
-        return result
+        return entries
 
     def dataset_entries(self, obj, trail: Trail, depth: int = 0,
                         expanded: Optional[Dict[object, int]] = None) -> List[WorkerFunction]:
@@ -1749,7 +1775,7 @@ class Model:
 
     def _callable_entries(self, obj, role: str, depth: int) -> List[WorkerFunction]:
         trail: Trail = ()
-        if depth > 3:
+        if depth > MAX_CALLABLE_NESTING:  # a list in a ``RandomApply`` in a ``Compose``'s list: 4
             return []
         if isinstance(obj, Func):
             return [WorkerFunction(obj, None, role, trail)]

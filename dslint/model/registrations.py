@@ -48,6 +48,13 @@ class Registered(NamedTuple):
 
 def registered(resolver: "Resolver") -> Registered:
     """Every registration made by a decorated definition of the modules summarised up front."""
+    return registered_by(resolver, [info.key for info in resolver.project.eager_modules()])
+
+
+def registered_by(resolver: "Resolver", modules: List[str]) -> Registered:
+    """The registrations the decorated definitions of ``modules`` make (a registry module
+    summarised on demand registers its own classes: ``FRONTENDS`` filled by
+    ``@register_frontend("log_mel")`` beside it)."""
     entries: Dict[str, Dict[int, List[Tuple[object, Results]]]] = {}
     replaced: Set[Tuple[str, int]] = set()
 
@@ -59,16 +66,18 @@ def registered(resolver: "Resolver") -> Registered:
                 entries.setdefault(container.ctx.module, {}).setdefault(id(container.value), []).append((key, found))
             replaced.add((store_module, index))
 
-    for info in resolver.project.eager_modules():
-        summary = info.summary
+    for key in modules:
+        summary = resolver.project.summary(key)
+        if summary is None:
+            continue
         for definition in [*summary.classes.values(), *summary.functions.values()]:
             for decorator in definition.decorators:
-                add(info.key, definition, _applications(resolver, info.key, definition, decorator))
+                add(key, definition, _applications(resolver, key, definition, decorator))
             if isinstance(definition, ClassSummary) and "__init_subclass__" in definition.methods:
                 hook = summary.functions.get(f"{definition.qualname}.__init_subclass__")
-                for sub in resolver.subclasses(Cls(info.key, definition.qualname)) if hook is not None else ():
+                for sub in resolver.subclasses(Cls(key, definition.qualname)) if hook is not None else ():
                     subclass = resolver.project.klass(sub.module, sub.qualname)
-                    add(sub.module, subclass, _stores(resolver, info.key, hook, None, None, subclass))
+                    add(sub.module, subclass, _stores(resolver, key, hook, None, None, subclass))
     return Registered(entries, replaced)
 
 
@@ -216,6 +225,12 @@ def _key(resolver: "Resolver", module: str, value, decorator: FunctionSummary, p
             if found is _UNKNOWN or found:
                 return found
         return _UNKNOWN
+    if kind is Op and value.op == "if" and steps > 0:  # ``name if name is not None else cls.__name__``
+        test, body, orelse = value.args
+        chosen = _chosen(resolver, module, test, decorator, param, outer, definition, steps - 1)
+        if chosen is _UNKNOWN:
+            return _UNKNOWN
+        return _key(resolver, module, body if chosen else orelse, decorator, param, outer, definition, steps - 1)
     if kind is Name and steps > 0:
         local = decorator.bindings.get(value.id)
         if local:
@@ -228,6 +243,17 @@ def _key(resolver: "Resolver", module: str, value, decorator: FunctionSummary, p
                 literal = results[0].obj.value
                 return literal if literal is None or isinstance(literal, (str, int)) else _UNKNOWN
     return _UNKNOWN
+
+
+def _chosen(resolver: "Resolver", module: str, test, decorator: FunctionSummary, param: str, outer: Optional[Ctx],
+            definition, steps: int):
+    """Whether the test of a conditional key holds (``_UNKNOWN``: not known): ``name``,
+    ``name is None`` or ``name is not None`` of a key known here."""
+    if type(test) is Op and test.op in ("is", "is-not") and len(test.args) == 2 and test.args[1] == Const(None):
+        tested = _key(resolver, module, test.args[0], decorator, param, outer, definition, steps)
+        return _UNKNOWN if tested is _UNKNOWN else (tested is None) == (test.op == "is")
+    tested = _key(resolver, module, test, decorator, param, outer, definition, steps)
+    return _UNKNOWN if tested is _UNKNOWN else bool(tested)
 
 
 CASE_METHODS = frozenset({"lower", "upper"})

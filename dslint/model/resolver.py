@@ -37,12 +37,14 @@ from ..analysis.values import (
     FAR,
     dotted,
     last_name,
+    mentions,
     root_name,
 )
 from . import configfiles, externals, registrations
 from .libraries import (PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
                         parsed_table)
 from .objects import (
+    MAX_CHOICES,
     TOP,
     made_number,
     UNKNOWN_RESULT,
@@ -258,6 +260,11 @@ def _tensor_index(keys: Results) -> bool:
                               for f in keys)
 
 
+SYS_MODULES = Ext("sys.modules")
+GLOBALS = Ext("builtins.globals")
+MAX_OVERLAY_STEPS = 8  # names, operators and loop parts followed to the call reading a config overlay
+
+
 class Resolver:
     def __init__(self, project: Project, libraries=None):
         from .libraries import Libraries
@@ -275,6 +282,10 @@ class Resolver:
         self._partials: Optional[Dict[Func, List[SiteRef]]] = None
         self._overrides: Dict[tuple, tuple] = {}
         self._item_stores: Dict[str, Dict[int, list]] = {}
+        self._store_sources: Dict[str, Dict[int, list]] = {}  # module → display id → (key, value, scope, step)
+        self.dict_call_displays: Dict[SiteRef, DictDisplay] = {}
+        self._on_demand: Dict[tuple, Optional[Results]] = {}
+        self._stored_memo: Dict[tuple, List[Results]] = {}  # (container, key) → ``_stored``  # registrations found in skipped modules  # ``dict(...)`` calls' displays (``externals._dict``)
         self._stored_displays: Dict[str, Dict[int, set]] = {}
         self._constructions: Dict[Cls, tuple] = {}
         self._stores_outside: Optional[Dict[str, list]] = None
@@ -734,10 +745,19 @@ class Resolver:
     def splat_lookup(self, mapping: Value, ctx: Ctx, key: str) -> Optional[Results]:
         """``key`` in a ``**mapping`` argument, when the mapping can be followed (None: not
         given, also when popped from it first)."""
+        maybe: Optional[Results] = None
         if type(mapping) is Name:
             edited = self._splat_edits(mapping, ctx, key)
             if edited is not None:
                 return edited or None  # ``()``: the key was removed before the splat
+            maybe = self._stored_on_some_ways(mapping, ctx, key)
+        held = self._splat_held(mapping, ctx, key)
+        if maybe is not None:  # ``if distributed: kw["sampler"] = DistributedSampler(ds)``: given on those runs
+            return join([held, maybe]) if held is not None else maybe
+        return held
+
+    def _splat_held(self, mapping: Value, ctx: Ctx, key: str) -> Optional[Results]:
+        """``key`` in what a ``**mapping`` holds where it is made (None: not there)."""
         parts = []
         for found in self.eval(mapping, ctx):
             obj = found.obj
@@ -767,9 +787,36 @@ class Resolver:
                 item = self.asdict_item(obj, key)
                 if item is not None:
                     parts.append(item)
+            elif isinstance(obj, Container) and obj.kind == "comp" and self._copied_mapping(obj) is not None:
+                item = self.splat_lookup(self._copied_mapping(obj), obj.ctx, key)  # a filtered copy
+                if item is not None:  # an option it may not have, or left None: the entry under it, unless given
+                    unset = item == UNKNOWN_RESULT or all(f.obj == Lit(None) for f in item)
+                    parts.append(configfiles.UNKNOWN_RESULT if unset else item)
+            elif isinstance(obj, Top) and obj.why == "config":
+                parts.append(configfiles.UNKNOWN_RESULT)  # a configuration file not read: it may set the key
             else:
                 parts.append(UNKNOWN_RESULT)
         return join(parts) if parts else None
+
+    def _copied_mapping(self, comp: Container) -> Optional[Value]:
+        """``M`` of a dict comprehension ``{k: v for k, v in M.items() if ...}`` (the command
+        line's options that were given, ``vars(args)``, laid over a defaults dict): its entries
+        are ``M``'s, some perhaps left out."""
+        items = comp.value.items if isinstance(comp.value, Seq) else ()
+        if len(items) != 1 or type(items[0]) is not Name:
+            return None
+        function = self.project.function(comp.ctx.module, comp.ctx.scope)
+        bindings = function.bindings.get(items[0].id, ()) if function is not None else ()
+        if len(bindings) != 1 or bindings[0].kind != "loop":
+            return None
+        value = bindings[0].value
+        if not (type(value) is Part and value.index == 1 and type(value.base) is Element
+                and type(value.base.base) is Call):
+            return None
+        site = self.project.call(SiteRef(comp.ctx.module, value.base.base.index))
+        if type(site.func) is Attr and site.func.name == "items" and not site.args and not site.keywords:
+            return site.func.base
+        return None
 
     def asdict_item(self, mapping: Inst, key: str) -> Optional[Results]:
         """``asdict(cfg)[key]``: the field ``key`` of the dataclass object (its subclasses'
@@ -812,6 +859,48 @@ class Resolver:
                 else self._item_stored_before(mapping, ctx, key, scope)
         self._splat_memo[memo_key] = result
         return result
+
+    def _stored_on_some_ways(self, mapping: Name, ctx: Ctx, key: str) -> Optional[Results]:
+        """``kw[key] = value`` made only on some ways to the ``**kw`` (in a branch), the only
+        edit of the mapping in its block: the runs taking that branch pass it. A branch that
+        also edits other keys (``if shuffle: kw["sampler"] = s; del kw["shuffle"]``) ties them
+        together, and decides nothing here. Memoised per splat, as ``_splat_edits``."""
+        memo_key = (ctx, mapping.id, mapping.pos, key, "some")
+        if memo_key in self._splat_memo:
+            return self._splat_memo[memo_key]
+        self._splat_memo[memo_key] = None
+        scope = self._mapping_scope(mapping, ctx)
+        if scope is None:
+            return None
+        summary, blocks, bindings, row = scope
+        stores = [store for store in self._item_edits(mapping, ctx, key, "assign", scope)
+                  if not _rebound(bindings, store.span.row, row)]
+        function = summary.functions.get(ctx.scope) if ctx.scope else None
+        if not stores or any(self._edited_beside(mapping, ctx, store, summary, blocks) for store in stores) or \
+                (function is not None and any(mentions(test, (mapping.id,), summary.calls, callees=True) for test, _ in function.tests)):
+            return None  # ``if "batch_sampler" not in kwargs: kwargs["sampler"] = ...``: the branch reads the mapping
+        result = join(extend(self.eval(store.value, ctx),
+                             Step(ctx.module, store.span, f"set as `{mapping.id}[{key!r}]` on some runs"))
+                      for store in stores)
+        self._splat_memo[memo_key] = result
+        return result
+
+    @staticmethod
+    def _edited_beside(mapping: Name, ctx: Ctx, store, summary, blocks) -> bool:
+        """Another edit of ``mapping`` (a store of another key, a ``del``, a ``pop``) in the
+        block of ``store``."""
+        block = _innermost_block(blocks, store.span.row)
+        for other in summary.stores:
+            if other is not store and other.scope == ctx.scope and other.attr == "[]" and \
+                    type(other.target) is Name and other.target.id == mapping.id and \
+                    _innermost_block(blocks, other.span.row) == block:
+                return True
+        for site in summary.calls:
+            if site.scope == ctx.scope and type(site.func) is Attr and site.func.name in ("pop", "update", "setdefault") \
+                    and type(site.func.base) is Name and site.func.base.id == mapping.id \
+                    and _innermost_block(blocks, site.span.row) == block:
+                return True
+        return False
 
     def _popped_before(self, mapping: Name, ctx: Ctx, key: str, scope) -> bool:
         """``params.pop("shuffle", None)`` (or ``del params["shuffle"]``) before ``**params``, on
@@ -1898,11 +1987,11 @@ class Resolver:
                 if keys is None:
                     keys = self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
-                if obj.kind == "dict":
-                    got = self.dict_item(obj, key.value) if key is not None else None
-                    if got is None and self.is_registry(obj):
-                        got = UNKNOWN_RESULT  # a registry read under a key not known: what a config names
-                    parts.append(got if got is not None else self.container_values(obj))
+                if obj.kind == "dict" and key is None and 1 < len(keys) <= MAX_CHOICES and \
+                        all(type(f.obj) is Lit for f in keys):  # one key per element of a literal table
+                    parts.extend(self._entry(obj, f.obj) for f in keys)
+                elif obj.kind == "dict":
+                    parts.append(self._entry(obj, key))
                 elif value.key == SLICE:
                     parts.append((found,))  # ``batches[rank::world]``: a part of the same list, not an item
                 elif key is not None and isinstance(key.value, int):
@@ -1912,10 +2001,15 @@ class Resolver:
             elif isinstance(obj, Batch):
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 parts.append(UNKNOWN_RESULT if _tensor_index(keys) else (found,))
+            elif obj == SYS_MODULES and type(value.key) is Name and value.key.id == "__name__":
+                parts.append(one(Mod(ctx.module), found.trail))  # ``getattr(sys.modules[__name__], spec["name"])``
             elif isinstance(obj, (Cls, Ext)) and isinstance(value.base, (Name, Attr)):
                 parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
             elif isinstance(obj, Inst) and self.is_pyg_dataset(obj) and self._indices_key(value, ctx):
                 parts.append((found,))  # ``dataset[:n]``, ``dataset[split["train"]]``: the same dataset, fewer items
+            elif isinstance(obj, Inst) and obj.cls == GLOBALS and obj.site is not None:
+                keys = keys if keys is not None else self.eval(value.key, ctx)
+                parts.append(self._global_items(obj.site.module, keys))
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.vars" \
                     and obj.site is not None:  # ``cfg = vars(parser.parse_args())``, then ``cfg["workers"]``
                 keys = keys if keys is not None else self.eval(value.key, ctx)
@@ -1974,23 +2068,112 @@ class Resolver:
             for f in keys)
 
     @bounded(None)
+    def _global_items(self, module: str, keys: Results) -> Results:
+        """``globals()[name]``: the module's global of each name ``name`` may be (a builder
+        picking a class by a config's ``type``), unknown unless every one is a known string."""
+        if not keys or len(keys) > MAX_CHOICES or not all(type(f.obj) is Lit and type(f.obj.value) is str for f in keys):
+            return UNKNOWN_RESULT
+        return join(self.global_name(module, name) for name in dict.fromkeys(f.obj.value for f in keys))
+
+    def _entry(self, container: Container, key: Optional[Lit]) -> Results:
+        """``d[key]`` of a dict display: the entry, or every value for a key not known (a
+        registry's: unknown, since what a config names may be registered elsewhere)."""
+        got = self.dict_item(container, key.value) if key is not None else None
+        if got is None and key is not None and type(key.value) is str and not container.value.keys:
+            got = self._registered_on_demand(container, key.value)
+        if got is None and self.is_registry(container):
+            got = UNKNOWN_RESULT  # a registry read under a key not known: what a config names
+        return got if got is not None else self.container_values(container)
+
+    def _registered_on_demand(self, container: Container, key: str) -> Optional[Results]:
+        """``key`` registered in the empty dict ``container`` (a registry) by a decorated
+        definition of a module the pre-filter skipped (``@COLLATE_FNS.register_module(name=
+        "PaddedPointCollate")`` in a ``collate.py`` that mentions no dataset): the modules of the
+        project whose text names the key beside a decorator, among those a module summarised
+        up front imports (a decorator registers only in an imported module), are summarised and
+        their registrations read. Memoised per registry and key."""
+        memo_key = (container.ctx.module, id(container.value), key)
+        if memo_key in self._on_demand:
+            return self._on_demand[memo_key]
+        self._on_demand[memo_key] = None  # recursion guard
+        info = self.project.modules.get(container.ctx.module)
+        named = (f'"{key}"', f"'{key}'", f"class {key}", f"def {key}")  # the key written out, or a definition
+        found: List[Results] = []
+        for other in self.project.imported_skipped(info.boundary) if info is not None else ():
+            text = self.project.full_text(other.key) if other.key != info.key else None
+            if not text or key not in text or "@" not in text or not any(form in text for form in named):
+                continue  # neither a key written out nor a definition of that name
+            registered = registrations.registered_by(self, [other.key])
+            found.extend(value for k, value in registered.entries.get(info.key, {}).get(id(container.value), ())
+                         if k == key)
+        result = join(found) if found else None
+        self._on_demand[memo_key] = result
+        return result
+
     def dict_item(self, container: Container, key) -> Optional[Results]:
         display = container.value
         if not isinstance(display, DictDisplay):
             return None
-        stored = [value for k, value in self.item_stores(container) if k == key]
+        stored = self._stored(container, key)
+        overlay: Optional[Results] = None  # a config file's mapping splatted over the entries before it
+        step: Optional[Step] = None
         for k, v in reversed(tuple(zip(display.keys, display.values))):  # the last entry for a key wins
             if k is None:
                 nested = self.splat_lookup(v, container.ctx, key) if isinstance(key, str) else None
+                if nested is not None and overlay is None and nested == configfiles.UNKNOWN_RESULT:
+                    overlay = nested
+                    step = self._overlay_step(v, container.ctx)
+                    continue
                 if nested is not None:
-                    return join([nested] + stored)
+                    return join([self._under(nested, overlay, step)] + stored)
                 continue
             if isinstance(k, Const) and k.value == key:
                 found = self.eval(v, container.ctx)
                 if stored:  # ``{"train": None}`` filled in later: what is stored replaces the placeholder
                     found = tuple(f for f in found if f.obj != Lit(None))
-                return join([found] + stored)
+                return join([self._under(found, overlay, step)] + stored)
+        if overlay is not None:
+            return join([overlay] + stored)
         return join(stored) if stored else None
+
+    @staticmethod
+    def _under(found: Results, overlay: Optional[Results], step: Optional[Step]) -> Results:
+        """A default a config file read at run time may replace (``{**DEFAULTS,
+        **yaml.safe_load(f)}``): the value, unless the file sets it; like an argparse default,
+        it decides no choice (``externals.overridable``). Without a place to show, the file's
+        unknown stays."""
+        if overlay is None:
+            return found
+        return extend(found, step) if step is not None else overlay
+
+    def _overlay_step(self, value: Value, ctx: Ctx) -> Optional[Step]:
+        """Where a splatted config overlay is read (the call in ``yaml.safe_load(f) or {}``, or
+        in the assignment of the local name splatted)."""
+        for _ in range(MAX_OVERLAY_STEPS):
+            if type(value) is Op and value.args:
+                value = value.args[0]
+            elif type(value) is Seq and value.kind == "comp" and len(value.items) == 1:
+                value = value.items[0]  # ``{k: v for k, v in vars(args).items() if v is not None}``
+            elif type(value) in (Part, Element):
+                value = value.base
+            elif type(value) is Name:
+                function = self.project.function(ctx.module, ctx.scope)
+                bindings = function.bindings.get(value.id, ()) if function is not None else ()
+                if len(bindings) != 1 or bindings[0].kind not in ("assign", "loop"):
+                    return None
+                value = bindings[0].value
+            if type(value) is Call:
+                site = self.project.call(SiteRef(ctx.module, value.index))
+                return Step(ctx.module, site.span, externals.CONFIG_OVERLAY) if site is not None else None
+        return None
+
+    def _own_registrations(self, module: str) -> "registrations.Registered":
+        """The registrations a module summarised on demand makes into its own registries
+        (those of the modules summarised up front are in ``registered``)."""
+        info = self.project.modules.get(module)
+        if info is None or info.eager:
+            return registrations.Registered({}, set())
+        return registrations.registered_by(self, [module])
 
     def registered(self) -> "registrations.Registered":
         """What decorators put in the project's registries (``dslint.model.registrations``), once per run."""
@@ -2036,21 +2219,53 @@ class Resolver:
         if len(stores) > MAX_ITEM_STORES:
             return out  # numeric code: too many to evaluate, dict registries are not followed there
         registered = self.registered()
-        for display, entries in registered.entries.get(module, {}).items():
+        own = self._own_registrations(module)
+        for display, entries in [*registered.entries.get(module, {}).items(), *own.entries.get(module, {}).items()]:
             out.setdefault(display, []).extend(entries)
+        sources: Dict[int, list] = {}
         for number, store in stores:
-            if (module, number) in registered.replaced:
+            if (module, number) in registered.replaced or (module, number) in own.replaced:
                 continue  # a decorator's ``REGISTRY[name] = cls``: its registrations stand for it
             ctx = self.context(module, store.scope)
             for found in self.eval(store.target, ctx):
                 if isinstance(found.obj, Container) and isinstance(found.obj.value, DictDisplay):
                     keys = self.eval(store.key, ctx)
                     key = keys[0].obj.value if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
-                    value = extend(self.eval(store.value, ctx), Step(module, store.span, "stored in the dict here"))
-                    out.setdefault(id(found.obj.value), []).append((key, value))
-        for display, key, value in self._dict_updates(module):
+                    step = Step(module, store.span, "stored in the dict here")
+                    out.setdefault(id(found.obj.value), []).append((key, extend(self.eval(store.value, ctx), step)))
+                    sources.setdefault(id(found.obj.value), []).append((key, store.value, store.scope, step))
+        for display, key, value, source in self._dict_updates(module):
             out.setdefault(display, []).append((key, value))
+            if source is not None:
+                sources.setdefault(display, []).append((key,) + source)
+        self._store_sources[module] = sources
         return out
+
+    def _stored(self, container: Container, key) -> List[Results]:
+        """What ``x[key] = v`` and ``x.update(key=v)`` statements put in the display under
+        ``key``. Those of the function that builds the display are evaluated in the
+        display's own context (``loader_args.update(sampler=sampler)`` with the ``sampler`` of
+        this call, not of every call)."""
+        entries = [value for k, value in self.item_stores(container) if k == key]
+        ctx = container.ctx
+        sources = self._store_sources.get(ctx.module, {}).get(id(container.value))
+        if not sources or (ctx.call is None and ctx.self_obj is None):
+            return entries
+        memo_key = (container, key)
+        found = self._stored_memo.get(memo_key)
+        if found is None:
+            self._stored_memo[memo_key] = entries  # recursion guard: the values indexed without this context
+            found = self._stored_memo[memo_key] = self._stored_here(container, key, entries, sources)
+        return found
+
+    def _stored_here(self, container: Container, key, entries: List[Results], sources) -> List[Results]:
+        ctx = container.ctx
+        local = [(expr, step) for k, expr, scope, step in sources if k == key and scope == ctx.scope]
+        if not local:
+            return entries
+        steps = {step for _, step in local}
+        kept = [value for value in entries if not (value and value[0].trail and value[0].trail[0] in steps)]
+        return kept + [extend(self.eval(expr, ctx), step) for expr, step in local]
 
     def _dict_updates(self, module: str):
         """(display id, key, values) of ``kwargs.update(k=v)`` and ``kwargs.update(other)``
@@ -2067,15 +2282,16 @@ class Resolver:
             if not targets:
                 continue
             step = Step(module, site.span, "put in the dict here")
-            items = [(name, extend(self.eval(value, ctx), step)) for name, value in site.keywords if name]
+            items = [(name, extend(self.eval(value, ctx), step), (value, site.scope, step))
+                     for name, value in site.keywords if name]
             for found in (self.eval(site.args[0], ctx) if site.args else ()):
                 other = found.obj
                 if isinstance(other, Container) and isinstance(other.value, DictDisplay):
-                    items += [(k.value, extend(self.eval(v, other.ctx), step)) for k, v in
+                    items += [(k.value, extend(self.eval(v, other.ctx), step), None) for k, v in
                               zip(other.value.keys, other.value.values) if isinstance(k, Const)]
             for display in targets:
-                for key, value in items:
-                    yield id(display), key, value
+                for key, value, source in items:
+                    yield id(display), key, value, source
 
     @bounded(UNKNOWN_RESULT)
     def container_values(self, container: Container) -> Results:
