@@ -91,10 +91,11 @@ def _super_call(resolver: "Resolver", inst: Inst, init) -> List[Source]:
 
 
 def _partial_source(resolver: "Resolver", inst: Inst) -> Optional[Source]:
-    """The ``functools.partial(DataLoader, ...)`` a loader was built through, if any."""
+    """The ``functools.partial(DataLoader, ...)`` a loader was built through, if any (also
+    one a factory returns and the caller calls at once: ``loader_factory(cfg)(ds)``)."""
     site = resolver.project.call(inst.site)
     ctx = inst.ctx or Ctx(inst.site.module, site.scope)
-    if not isinstance(site.func, (Name, Attr)):
+    if not isinstance(site.func, (Name, Attr, Call)):
         return None
     for found in resolver.eval(site.func, ctx):
         obj = found.obj

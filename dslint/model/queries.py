@@ -1083,8 +1083,9 @@ class Model:
 
     def _rebuilt_after(self, loader, change: "DatasetChange", scope: str, ctx: Ctx) -> bool:
         """The function making ``change`` builds the loader again after it, whenever it makes
-        it (``self.train_ds.set_steps(n)`` then ``self.train_loader = build_loader(...)``):
-        the next epoch's workers start from the changed dataset."""
+        it (``self.train_ds.set_steps(n)`` then ``self.train_loader = build_loader(...)``), or
+        drops its iterator (``loader._iterator = None``, mmengine's way: the next ``iter()``
+        starts new workers): the next epoch's workers start from the changed dataset."""
         base = loader_facts.base_loader(loader)
         summary = self.project.summary(change.module)
         function = summary.functions.get(scope) if scope else None
@@ -1097,8 +1098,13 @@ class Model:
         later += [binding.value for bindings in function.bindings.values() for binding in bindings
                   if binding.kind == "assign" and binding.pos // 65536 > row
                   and _encloses(function.blocks, binding.block, changed_in)]
-        return any(isinstance(found.obj, Inst) and getattr(loader_facts.base_loader(found.obj), "site", None) == base.site
-                   for value in later for found in self.resolver.eval(value, ctx))
+        if any(isinstance(found.obj, Inst) and getattr(loader_facts.base_loader(found.obj), "site", None) == base.site
+               for value in later for found in self.resolver.eval(value, ctx)):
+            return True
+        return any(getattr(loader_facts.base_loader(found.obj), "site", None) == base.site
+                   for store in summary.stores if store.scope == scope and store.attr == "_iterator"
+                   and store.kind == "assign" and store.value == Const(None) and store.span.row > row
+                   for found in self.resolver.eval(store.target, ctx))  # ``loader._iterator = None``: new workers
 
     def _epoch_regions(self, repeat: Epochs, loader=None) -> List[Tuple[str, str, int, int]]:
         """(module, scope, first row, last row) of the code run between two passes over the

@@ -262,6 +262,7 @@ def _tensor_index(keys: Results) -> bool:
 
 SYS_MODULES = Ext("sys.modules")
 GLOBALS = Ext("builtins.globals")
+ASDICT = Ext("dataclasses.asdict")
 MAX_OVERLAY_STEPS = 8  # names, operators and loop parts followed to the call reading a config overlay
 
 
@@ -2007,6 +2008,9 @@ class Resolver:
                 parts.append((found,))  # a subscripted generic: ``Dataset[T_co]``
             elif isinstance(obj, Inst) and self.is_pyg_dataset(obj) and self._indices_key(value, ctx):
                 parts.append((found,))  # ``dataset[:n]``, ``dataset[split["train"]]``: the same dataset, fewer items
+            elif isinstance(obj, Inst) and obj.cls == ASDICT and obj.site is not None and \
+                    type(value.key) is Const and type(value.key.value) is str:
+                parts.append(self.asdict_item(obj, value.key.value) or UNKNOWN_RESULT)  # ``asdict(cfg)["type"]``
             elif isinstance(obj, Inst) and obj.cls == GLOBALS and obj.site is not None:
                 keys = keys if keys is not None else self.eval(value.key, ctx)
                 parts.append(self._global_items(obj.site.module, keys))
@@ -2532,6 +2536,10 @@ class Resolver:
         obj = receiver.obj
         if name in PYG_SUBSET_METHODS and isinstance(obj, Inst) and self.is_pyg_dataset(obj):
             return (receiver,)  # ``QM9(root).shuffle()``: the same dataset, in another order
+        if isinstance(obj, Inst) and obj.cls == ASDICT and obj.site is not None and name in ("get", "pop"):
+            keys = self.keyword_at(ref, ctx, None, 0) or UNKNOWN_RESULT  # ``kwargs = asdict(cfg)``, ``kwargs.pop("type")``
+            if len(keys) == 1 and type(keys[0].obj) is Lit and type(keys[0].obj.value) is str:
+                return self.asdict_item(obj, keys[0].obj.value) or self.keyword_at(ref, ctx, None, 1) or one(Lit(None))
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
             if name in BAG_COPIES and obj.cls.qualname in ATTRIBUTE_BAGS:
                 return (receiver,)  # ``_C.clone()``: the same entries
