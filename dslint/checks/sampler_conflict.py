@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
+from ..analysis.values import Const, Name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
@@ -63,7 +64,8 @@ def check(model: Model) -> Iterator[Finding]:
             if truthiness(model.argument(loader, "drop_last") or ()) == "true":
                 clashes.append("drop_last=True")
             # a keyword a branch puts back to the default is the code setting it aside for the batch sampler
-            clashes = [c for c in clashes if not _put_back(model, loader, c.partition("=")[0])]
+            clashes = [c for c in clashes if not _put_back(model, loader, c.partition("=")[0])
+                       and not _set_aside_with(model, loader, batch_sampler, c.partition("=")[0])]
             if clashes:
                 yield finding(
                     model, CODE, batch_sampler.site.module, batch_sampler.span,
@@ -104,6 +106,26 @@ def _put_back(model: Model, loader, name: str) -> bool:
     values = model.resolver.eval(anywhere.value, anywhere.ctx)
     return bool(values) and all(isinstance(f.obj, Lit) and f.obj.value == DEFAULTS[name]
                                 and type(f.obj.value) is type(DEFAULTS[name]) for f in values)
+
+
+def _set_aside_with(model: Model, loader, batch_sampler, name: str) -> bool:
+    """The branch that makes the batch sampler also sets ``name``'s local variable to the
+    loader's default (``if iter_based: batch_sampler = InfiniteBatchSampler(...); batch_size
+    = 1; shuffle = False``, mmdet's ``build_dataloader``): wherever a batch sampler is given,
+    nothing clashes with it."""
+    given = loaders.argument_source(model.resolver, loader, name)
+    if given is None or type(given.value) is not Name or type(batch_sampler.value) is not Name \
+            or given.ctx != batch_sampler.ctx or not given.ctx.scope:
+        return False
+    function = model.project.function(given.ctx.module, given.ctx.scope)
+    if function is None:
+        return False
+    made = {b.block for b in function.bindings.get(batch_sampler.value.id, ())
+            if b.kind == "assign" and b.value != Const(None)}
+    return bool(made) and all(
+        any(b.kind == "assign" and b.block == block and b.value == Const(DEFAULTS[name])
+            and type(b.value.value) is type(DEFAULTS[name]) for b in function.bindings.get(given.value.id, ()))
+        for block in made)
 
 
 def _meeting(model: Model, loader, shuffle):

@@ -123,7 +123,7 @@ class Project:
         self._by_suffix: Dict[Tuple[str, str], List[ModuleInfo]] = defaultdict(list)  # (boundary, dotted path suffix)
         self._calls_by_name: Optional[Dict[str, List[SiteRef]]] = None
         self._texts: Dict[str, Optional[List[str]]] = {}
-        self._imported_skipped: Dict[str, List[ModuleInfo]] = {}
+        self._registering: Dict[str, List[Tuple[ModuleInfo, str]]] = {}
 
     # building ---------------------------------------------------------------------
     @classmethod
@@ -249,11 +249,13 @@ class Project:
                 yield info, index, loop
 
     # source text, for messages --------------------------------------------------------
-    def imported_skipped(self, boundary: str) -> List[ModuleInfo]:
-        """The modules the pre-filter skipped that a module summarised up front imports (a
-        package's ``__init__.py`` importing ``.collate`` so that its decorators register), within
-        ``boundary``, in path order: a decorator registers only in a module something imports."""
-        found = self._imported_skipped.get(boundary)
+    def registering_skipped(self, boundary: str, registering) -> List[Tuple[ModuleInfo, str]]:
+        """(module, source) of the modules the pre-filter skipped that a module summarised up
+        front imports (a package's ``__init__.py`` importing ``.collate`` so that its decorators
+        register), within ``boundary``, whose source matches ``registering`` (a registering
+        decorator), in path order: a decorator registers only in a module something imports.
+        Each source is read once; only those that register are kept."""
+        found = self._registering.get(boundary)
         if found is None:
             seen: Dict[str, ModuleInfo] = {}
             for info in self.eager_modules():
@@ -265,19 +267,13 @@ class Project:
                     module, _ = self.split_import(info, self.absolute(info, imported))
                     if module is not None and not module.eager:
                         seen[module.key] = module
-            found = self._imported_skipped[boundary] = [seen[key] for key in sorted(seen)]
+            found = []
+            for key in sorted(seen):
+                text = self.sources.text(seen[key].path)
+                if text is not None and registering.search(text):
+                    found.append((seen[key], text))
+            self._registering[boundary] = found
         return found
-
-    def full_text(self, module: str) -> Optional[str]:
-        """The whole source of a module (read once, like ``text_of``)."""
-        info = self.modules.get(module)
-        if info is None:
-            return None
-        if module not in self._texts:
-            text = self.sources.text(info.path)
-            self._texts[module] = text.split("\n") if text is not None else None
-        lines = self._texts[module]
-        return "\n".join(lines) if lines is not None else None
 
     def text_of(self, module: str, span) -> str:
         info = self.modules.get(module)

@@ -12,6 +12,7 @@ unknown stays unknown and never becomes a finding by itself.
 from __future__ import annotations
 
 import os
+import re
 
 import builtins
 from typing import Dict, List, Optional, Set, Tuple
@@ -41,7 +42,7 @@ from ..analysis.values import (
     root_name,
 )
 from . import configfiles, externals, registrations
-from .libraries import (PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
+from .libraries import (LOADED_TABLES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
                         parsed_table)
 from .objects import (
     MAX_CHOICES,
@@ -263,7 +264,16 @@ def _tensor_index(keys: Results) -> bool:
 SYS_MODULES = Ext("sys.modules")
 GLOBALS = Ext("builtins.globals")
 ASDICT = Ext("dataclasses.asdict")
+REGISTERING = re.compile(r"^[ \t]*@[\w.]*regist", re.MULTILINE | re.IGNORECASE)  # ``@COLLATE_FNS.register_module(...)``
 MAX_OVERLAY_STEPS = 8  # names, operators and loop parts followed to the call reading a config overlay
+
+
+def _parsed_mapping(obj) -> bool:
+    """A mapping parsed from a file at run time, or a part of one (``json.load(f)``,
+    ``params.get("data_loader", {})`` of it): what the file says is not known here."""
+    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext)):
+        return False
+    return obj.cls.qualname.partition("(")[0].rstrip("[:]") in LOADED_TABLES
 
 
 class Resolver:
@@ -793,7 +803,7 @@ class Resolver:
                 if item is not None:  # an option it may not have, or left None: the entry under it, unless given
                     unset = item == UNKNOWN_RESULT or all(f.obj == Lit(None) for f in item)
                     parts.append(configfiles.UNKNOWN_RESULT if unset else item)
-            elif isinstance(obj, Top) and obj.why == "config":
+            elif (isinstance(obj, Top) and obj.why == "config") or _parsed_mapping(obj):
                 parts.append(configfiles.UNKNOWN_RESULT)  # a configuration file not read: it may set the key
             else:
                 parts.append(UNKNOWN_RESULT)
@@ -2103,9 +2113,8 @@ class Resolver:
         info = self.project.modules.get(container.ctx.module)
         named = (f'"{key}"', f"'{key}'", f"class {key}", f"def {key}")  # the key written out, or a definition
         found: List[Results] = []
-        for other in self.project.imported_skipped(info.boundary) if info is not None else ():
-            text = self.project.full_text(other.key) if other.key != info.key else None
-            if not text or key not in text or "@" not in text or not any(form in text for form in named):
+        for other, text in self.project.registering_skipped(info.boundary, REGISTERING) if info is not None else ():
+            if other.key == info.key or key not in text or not any(form in text for form in named):
                 continue  # neither a key written out nor a definition of that name
             registered = registrations.registered_by(self, [other.key])
             found.extend(value for k, value in registered.entries.get(info.key, {}).get(id(container.value), ())
@@ -2247,13 +2256,15 @@ class Resolver:
 
     def _stored(self, container: Container, key) -> List[Results]:
         """What ``x[key] = v`` and ``x.update(key=v)`` statements put in the display under
-        ``key``. Those of the function that builds the display are evaluated in the
+        ``key``. Those the function building a ``dict(...)`` makes are evaluated in the
         display's own context (``loader_args.update(sampler=sampler)`` with the ``sampler`` of
-        this call, not of every call)."""
+        this call, not of every call); a written ``{...}`` keeps what the index evaluated."""
         entries = [value for k, value in self.item_stores(container) if k == key]
         ctx = container.ctx
+        if container.site is None or (ctx.call is None and ctx.self_obj is None):
+            return entries  # a written ``{...}``: its stores as indexed (contexts not told apart)
         sources = self._store_sources.get(ctx.module, {}).get(id(container.value))
-        if not sources or (ctx.call is None and ctx.self_obj is None):
+        if not sources:
             return entries
         memo_key = (container, key)
         found = self._stored_memo.get(memo_key)
