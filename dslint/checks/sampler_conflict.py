@@ -104,8 +104,13 @@ def _put_back(model: Model, loader, name: str) -> bool:
     if anywhere is None or anywhere == plain:
         return False
     values = model.resolver.eval(anywhere.value, anywhere.ctx)
-    return bool(values) and all(isinstance(f.obj, Lit) and f.obj.value == DEFAULTS[name]
-                                and type(f.obj.value) is type(DEFAULTS[name]) for f in values)
+    return bool(values) and all(isinstance(f.obj, Lit) and _is_default(f.obj.value, name) for f in values)
+
+
+def _is_default(value, name: str) -> bool:
+    """``value`` is what the DataLoader takes ``name`` to be when it is not given (``1`` for
+    ``batch_size``, not ``True``)."""
+    return value == DEFAULTS[name] and type(value) is type(DEFAULTS[name])
 
 
 def _set_aside_with(model: Model, loader, batch_sampler, name: str) -> bool:
@@ -123,8 +128,8 @@ def _set_aside_with(model: Model, loader, batch_sampler, name: str) -> bool:
     made = {b.block for b in function.bindings.get(batch_sampler.value.id, ())
             if b.kind == "assign" and b.value != Const(None)}
     return bool(made) and all(
-        any(b.kind == "assign" and b.block == block and b.value == Const(DEFAULTS[name])
-            and type(b.value.value) is type(DEFAULTS[name]) for b in function.bindings.get(given.value.id, ()))
+        any(b.kind == "assign" and b.block == block and type(b.value) is Const and _is_default(b.value.value, name)
+            for b in function.bindings.get(given.value.id, ()))
         for block in made)
 
 

@@ -18,7 +18,7 @@ from . import configfiles
 from .argparse_defaults import argument_default
 from .libraries import HF_DATASETS, PASS_THROUGH
 from .objects import (
-    MAX_CHOICES,
+    literal_choices,
     UNKNOWN_RESULT,
     Batch,
     Bound,
@@ -125,11 +125,10 @@ def truth(obj) -> Optional[bool]:
     return None
 
 
-OVERRIDABLE_NOTES = ("the argparse default", "argparse default", "default of environment variable",
-                     "config file value", "replaced on some runs", "the command-line option's default",
-                     "the default unless the configuration read here sets it")
 CONFIG_OVERLAY = "the default unless the configuration read here sets it"
 COMMAND_LINE_DEFAULT = "the command-line option's default"
+OVERRIDABLE_NOTES = ("the argparse default", "argparse default", "default of environment variable",
+                     "config file value", "replaced on some runs", COMMAND_LINE_DEFAULT, CONFIG_OVERLAY)
 
 
 def overridable(results: Results) -> bool:
@@ -485,12 +484,11 @@ def _next(resolver, qualname, ref, ctx) -> Results:
 def _getattr(resolver, qualname, ref, ctx) -> Results:
     """``getattr(o, name)``: the attribute of each name the argument may be (a config's
     choice per element of a loop over a literal table), when every one is a known string."""
-    names = _arg(resolver, ref, ctx, 1) or UNKNOWN_RESULT
-    if len(names) > MAX_CHOICES or not all(isinstance(f.obj, Lit) and type(f.obj.value) is str for f in names):
+    names = literal_choices(_arg(resolver, ref, ctx, 1) or UNKNOWN_RESULT, str)
+    if names is None:
         return UNKNOWN_RESULT
     receivers = _first_arg(resolver, ref, ctx)
-    parts = [join(resolver.attribute(f, name, ctx) for f in receivers)
-             for name in dict.fromkeys(f.obj.value for f in names)]
+    parts = [join(resolver.attribute(f, name, ctx) for f in receivers) for name in names]
     default = _arg(resolver, ref, ctx, 2)
     if default is not None:
         parts.append(default)

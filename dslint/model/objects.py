@@ -9,7 +9,7 @@ small hashable tuples so results can be memoised and compared.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from ..analysis.summary import Span
 from ..analysis.values import distinct_types
@@ -295,6 +295,21 @@ Ctx.__ne__ = Inst.__ne__
 
 
 MAX_CHOICES = 8  # literal values one lookup is made with (``REGISTRY[t.pop("type")]`` over a table of configs)
+
+
+def literal_choices(results, kind: Optional[type] = None) -> Optional[Tuple[object, ...]]:
+    """The distinct literal values an answer may be (of type ``kind`` when given), when there
+    is at least one and at most ``MAX_CHOICES``, and every one is such a literal; else None.
+    A lookup by name or key is then made once per value."""
+    if not results or len(results) > MAX_CHOICES:
+        return None
+    if not all(type(f.obj) is Lit and (kind is None or type(f.obj.value) is kind) for f in results):
+        return None
+    values: List[object] = []
+    for found in results:
+        if found.obj.value not in values:  # by equality: a literal's value need not hash
+            values.append(found.obj.value)
+    return tuple(values)
 
 
 class Step(NamedTuple):

@@ -169,6 +169,32 @@ class Project:
     def eager_modules(self) -> List[ModuleInfo]:
         return [m for m in self.modules.values() if m.eager and m.summary is not None]
 
+    def registering_skipped(self, boundary: str, registering) -> List[Tuple[ModuleInfo, str]]:
+        """(module, source) of the modules the pre-filter skipped that a module summarised up
+        front imports (a package's ``__init__.py`` importing ``.collate`` so that its decorators
+        register), within ``boundary``, whose source matches ``registering`` (a registering
+        decorator), in path order: a decorator registers only in a module something imports.
+        Each source is read once; only those that register are kept."""
+        found = self._registering.get(boundary)
+        if found is None:
+            seen: Dict[str, ModuleInfo] = {}
+            for info in self.eager_modules():
+                if info.boundary != boundary:
+                    continue
+                for imported in [*info.summary.imports, *info.summary.star_imports]:
+                    if not isinstance(imported, Imported):
+                        continue
+                    module, _ = self.split_import(info, self.absolute(info, imported))
+                    if module is not None and not module.eager:
+                        seen[module.key] = module
+            found = []
+            for key in sorted(seen):
+                text = self.sources.text(seen[key].path)
+                if text is not None and registering.search(text):
+                    found.append((seen[key], text))
+            self._registering[boundary] = found
+        return found
+
     def find_module(self, importer: ModuleInfo, name: str) -> Optional[ModuleInfo]:
         """The project module ``name`` means when imported from ``importer``: by its package
         name (its own import root first), else by the folders it sits in (namespace packages,
@@ -249,32 +275,6 @@ class Project:
                 yield info, index, loop
 
     # source text, for messages --------------------------------------------------------
-    def registering_skipped(self, boundary: str, registering) -> List[Tuple[ModuleInfo, str]]:
-        """(module, source) of the modules the pre-filter skipped that a module summarised up
-        front imports (a package's ``__init__.py`` importing ``.collate`` so that its decorators
-        register), within ``boundary``, whose source matches ``registering`` (a registering
-        decorator), in path order: a decorator registers only in a module something imports.
-        Each source is read once; only those that register are kept."""
-        found = self._registering.get(boundary)
-        if found is None:
-            seen: Dict[str, ModuleInfo] = {}
-            for info in self.eager_modules():
-                if info.boundary != boundary:
-                    continue
-                for imported in [*info.summary.imports, *info.summary.star_imports]:
-                    if not isinstance(imported, Imported):
-                        continue
-                    module, _ = self.split_import(info, self.absolute(info, imported))
-                    if module is not None and not module.eager:
-                        seen[module.key] = module
-            found = []
-            for key in sorted(seen):
-                text = self.sources.text(seen[key].path)
-                if text is not None and registering.search(text):
-                    found.append((seen[key], text))
-            self._registering[boundary] = found
-        return found
-
     def text_of(self, module: str, span) -> str:
         info = self.modules.get(module)
         if info is None:

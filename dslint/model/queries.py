@@ -1652,8 +1652,7 @@ class Model:
         if key in self._worker_code:
             return self._worker_code[key]
         entries: List[WorkerFunction] = []
-        step = loader_facts.construction_step(self.resolver, base, "given to this loader")
-        trail = (step,) if step else ()
+        trail = self._given_trail(base)
         for found in self.value(base, "dataset"):
             entries.extend(self.dataset_entries(found.obj, trail + found.trail))
         result = self.worker_closure(entries + self._loader_callables(base, trail))
@@ -1665,9 +1664,13 @@ class Model:
         datasets it may be given (a config's choice): that dataset's code and the loader's own
         callables, not the other choices'."""
         base = loader_facts.base_loader(loader)
-        step = loader_facts.construction_step(self.resolver, base, "given to this loader")
-        trail = (step,) if step else ()
+        trail = self._given_trail(base)
         return self.worker_closure(self.dataset_entries(dataset, trail) + self._loader_callables(base, trail))
+
+    def _given_trail(self, base) -> Trail:
+        """The first step of a worker entry's trail: the loader it is given to."""
+        step = loader_facts.construction_step(self.resolver, base, "given to this loader")
+        return (step,) if step else ()
 
     def _loader_callables(self, base, trail: Trail) -> List[WorkerFunction]:
         """The callables a loader hands its workers besides the dataset: ``collate_fn``,

@@ -45,7 +45,7 @@ from . import configfiles, externals, registrations
 from .libraries import (LOADED_TABLES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
                         parsed_table)
 from .objects import (
-    MAX_CHOICES,
+    literal_choices,
     TOP,
     made_number,
     UNKNOWN_RESULT,
@@ -294,9 +294,9 @@ class Resolver:
         self._overrides: Dict[tuple, tuple] = {}
         self._item_stores: Dict[str, Dict[int, list]] = {}
         self._store_sources: Dict[str, Dict[int, list]] = {}  # module → display id → (key, value, scope, step)
-        self.dict_call_displays: Dict[SiteRef, DictDisplay] = {}
-        self._on_demand: Dict[tuple, Optional[Results]] = {}
-        self._stored_memo: Dict[tuple, List[Results]] = {}  # (container, key) → ``_stored``  # registrations found in skipped modules  # ``dict(...)`` calls' displays (``externals._dict``)
+        self.dict_call_displays: Dict[SiteRef, DictDisplay] = {}  # ``dict(...)`` calls' displays (``externals._dict``)
+        self._on_demand: Dict[tuple, Optional[Results]] = {}  # registrations found in skipped modules
+        self._stored_memo: Dict[tuple, List[Results]] = {}  # (container, key) → ``_stored``
         self._stored_displays: Dict[str, Dict[int, set]] = {}
         self._constructions: Dict[Cls, tuple] = {}
         self._stores_outside: Optional[Dict[str, list]] = None
@@ -793,15 +793,15 @@ class Resolver:
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.vars" \
                     and obj.site is not None:  # ``**vars(parser.parse_args())``: the namespace's attributes
                 parts.append(self._vars_item(obj, one(Lit(key))))
-            elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "dataclasses.asdict" \
-                    and obj.site is not None:  # ``**asdict(cfg)``: the dataclass's fields
+            elif isinstance(obj, Inst) and obj.cls == ASDICT and obj.site is not None:  # ``**asdict(cfg)``: its fields
                 item = self.asdict_item(obj, key)
                 if item is not None:
                     parts.append(item)
-            elif isinstance(obj, Container) and obj.kind == "comp" and self._copied_mapping(obj) is not None:
-                item = self.splat_lookup(self._copied_mapping(obj), obj.ctx, key)  # a filtered copy
+            elif isinstance(obj, Container) and obj.kind == "comp":
+                copied = self._copied_mapping(obj)
+                item = self.splat_lookup(copied, obj.ctx, key) if copied is not None else UNKNOWN_RESULT
                 if item is not None:  # an option it may not have, or left None: the entry under it, unless given
-                    unset = item == UNKNOWN_RESULT or all(f.obj == Lit(None) for f in item)
+                    unset = copied is not None and (item == UNKNOWN_RESULT or all(f.obj == Lit(None) for f in item))
                     parts.append(configfiles.UNKNOWN_RESULT if unset else item)
             elif (isinstance(obj, Top) and obj.why == "config") or _parsed_mapping(obj):
                 parts.append(configfiles.UNKNOWN_RESULT)  # a configuration file not read: it may set the key
@@ -1998,9 +1998,9 @@ class Resolver:
                 if keys is None:
                     keys = self.eval(value.key, ctx)
                 key = keys[0].obj if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
-                if obj.kind == "dict" and key is None and 1 < len(keys) <= MAX_CHOICES and \
-                        all(type(f.obj) is Lit for f in keys):  # one key per element of a literal table
-                    parts.extend(self._entry(obj, f.obj) for f in keys)
+                choices = literal_choices(keys) if obj.kind == "dict" and key is None and len(keys) > 1 else None
+                if choices is not None:  # one key per element of a literal table
+                    parts.extend(self._entry(obj, Lit(choice)) for choice in choices)
                 elif obj.kind == "dict":
                     parts.append(self._entry(obj, key))
                 elif value.key == SLICE:
@@ -2081,13 +2081,13 @@ class Resolver:
             or (type(f.obj) is Inst and type(f.obj.cls) is Ext and f.obj.cls.qualname.startswith(("torch.", "numpy.")))
             for f in keys)
 
-    @bounded(None)
     def _global_items(self, module: str, keys: Results) -> Results:
         """``globals()[name]``: the module's global of each name ``name`` may be (a builder
         picking a class by a config's ``type``), unknown unless every one is a known string."""
-        if not keys or len(keys) > MAX_CHOICES or not all(type(f.obj) is Lit and type(f.obj.value) is str for f in keys):
+        names = literal_choices(keys, str)
+        if names is None:
             return UNKNOWN_RESULT
-        return join(self.global_name(module, name) for name in dict.fromkeys(f.obj.value for f in keys))
+        return join(self.global_name(module, name) for name in names)
 
     def _entry(self, container: Container, key: Optional[Lit]) -> Results:
         """``d[key]`` of a dict display: the entry, or every value for a key not known (a
@@ -2123,6 +2123,7 @@ class Resolver:
         self._on_demand[memo_key] = result
         return result
 
+    @bounded(None)
     def dict_item(self, container: Container, key) -> Optional[Results]:
         display = container.value
         if not isinstance(display, DictDisplay):
