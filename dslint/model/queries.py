@@ -2588,11 +2588,58 @@ def _kept_by_callees(model: Model, iteration: Iteration, loop: Loop, function, c
         for found in model.resolver.eval(site.func, ctx):
             callee, shift = (found.obj.func, 1) if isinstance(found.obj, Bound) else (found.obj, 0)
             if isinstance(callee, Func):
-                out.extend(_kept_by_callee(model, iteration, callee, given, shift, step))
+                kept = _kept_by_callee(model, iteration, callee, given, shift, (step,))
+                if not kept:
+                    own = found.obj.self_obj if isinstance(found.obj, Bound) else None
+                    kept = _kept_by_forwarded(model, iteration, callee, own, SiteRef(iteration.module, index), ctx,
+                                              given, shift, step)
+                out.extend(kept)
     return out
 
 
-def _kept_by_callee(model: Model, iteration: Iteration, callee: Func, given, shift: int, step: Step) -> List[Kept]:
+def _kept_by_forwarded(model: Model, iteration: Iteration, callee: Func, own, ref: SiteRef, ctx: Ctx, given,
+                       shift: int, step: Step) -> List[Kept]:
+    """What the methods keep that a dispatcher forwards the batch to through its ``*args`` or
+    ``**kwargs``: mmengine's ``call_hook("after_val_iter", data_batch=batch)`` doing
+    ``getattr(hook, fn_name)(self, **kwargs)`` for each hook. The forwarding call is evaluated
+    in the dispatcher's context at the loop's call (the method name and the hooks are that
+    call's), one level deep."""
+    function = model.function_summary(callee)
+    if function is None:
+        return []
+    star = next((p.name for p in function.params if p.kind == "vararg"), None)
+    double = next((p.name for p in function.params if p.kind == "kwarg"), None)
+    named = [p.name for p in function.params if p.kind in ("posonly", "pos")]
+    everyone = {p.name for p in function.params}
+    into_star = [i + shift - len(named) for i, name in given if name is None and i + shift >= len(named)] \
+        if star is not None else []
+    into_double = [name for i, name in given if name is not None and name not in everyone] if double is not None else []
+    if not into_star and not into_double:
+        return []
+    inner = Resolver.call_context(callee, ref, ctx, own)
+    summary = model.project.summary(callee.module)
+    out: List[Kept] = []
+    for index in sites_in_scope(model.project, callee.module, callee.qualname):
+        site = summary.calls[index]
+        forwarded: List[Tuple[int, Optional[str]]] = []
+        stars = [k for k, arg in enumerate(site.args) if type(arg) is Starred]
+        if into_star and len(stars) == 1 and stars[0] == len(site.args) - 1 \
+                and type(site.args[-1].value) is Name and site.args[-1].value.id == star:
+            forwarded += [(stars[0] + j, None) for j in into_star]
+        if into_double and any(name is None and type(value) is Name and value.id == double
+                               for name, value in site.keywords):
+            forwarded += [(-1, name) for name in into_double]
+        if not forwarded:
+            continue
+        hop = Step(callee.module, site.span, "and forwarded here")
+        for found in model.resolver.eval(site.func, inner):
+            target, skip = (found.obj.func, 1) if isinstance(found.obj, Bound) else (found.obj, 0)
+            if isinstance(target, Func) and target != callee:
+                out.extend(_kept_by_callee(model, iteration, target, forwarded, skip, (step, hop)))
+    return out
+
+
+def _kept_by_callee(model: Model, iteration: Iteration, callee: Func, given, shift: int, trail: Trail) -> List[Kept]:
     function = model.function_summary(callee)
     if function is None or function.scope_kind != "class" or not function.params:
         return []
@@ -2624,7 +2671,7 @@ def _kept_by_callee(model: Model, iteration: Iteration, callee: Func, given, shi
                 else _tensor_batches(model, iteration.loader) or _tensor_field(model, iteration.loader, path)
             if evidence:
                 out.append(Kept(iteration, callee.module, site.span, site.arg_spans[-1], f"self.{call.base.name}",
-                                evidence, (step,)))
+                                evidence, trail))
                 break
     return out
 
