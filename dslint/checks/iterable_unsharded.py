@@ -45,7 +45,7 @@ def check(model: Model) -> Iterator[Finding]:
                 reported.add(pipeline)
                 yield _pipeline_finding(model, pipeline, loader, workers, found.trail)
                 continue
-            if not isinstance(dataset, Inst) or not isinstance(dataset.cls, Cls):
+            if not isinstance(dataset, Inst) or not isinstance(dataset.cls, Cls) or _described(model, dataset.cls):
                 continue
             if not model.is_iterable_dataset(dataset.cls):
                 continue
@@ -63,7 +63,7 @@ def check(model: Model) -> Iterator[Finding]:
                                             f"{workers.describe()} workers", (built,) + found.trail,
                            random_stream == SAME)
     for dataset in model.datasets_without_loader():
-        if not model.is_iterable_dataset(dataset.cls):
+        if not model.is_iterable_dataset(dataset.cls) or _described(model, dataset.cls):
             continue
         iterator = model.resolver.method(dataset.cls, "__iter__")
         if iterator is None or iterator in reported:
@@ -77,6 +77,12 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         reported.add(iterator)
         yield _finding(model, iterator, "an IterableDataset is made for DataLoaders with workers", ())
+
+
+def _described(model: Model, cls: Cls) -> bool:
+    """A pipeline class of the library tables, linted in the library's own tree: its stages
+    decide (``loaders.unsplit_pipeline``), not its generic ``__iter__``."""
+    return loaders.library_name(model.resolver, cls) in loaders.PIPELINES
 
 
 def _finding(model: Model, iterator: Func, context: str, steps, same_seed: bool = False) -> Finding:

@@ -142,6 +142,8 @@ def _handed(model: Model):
         for obj, role, trail in model.pickled(loader):
             yield (obj, role, trail, f"loader has {workers.describe()} workers",
                    workers.trail("positive") or workers.trail("unknown"))
+    for obj, role, trail in model.set_on_given_loaders():
+        yield obj, role, trail, "the loader is the caller's, with workers unknown", ()
     for obj, role, trail in model.process_targets():
         yield obj, role, trail, _process_context(role), ()
     for dataset in model.datasets_without_loader():

@@ -221,7 +221,7 @@ LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
     # ignite 0.5 distributed/auto.py: auto_dataloader(dataset, **kwargs) builds DataLoader(dataset, **kwargs)
     # (batch size and workers divided per process, a DistributedSampler added when distributed)
     LoaderSpec(("ignite.distributed.auto_dataloader", "ignite.distributed.auto.auto_dataloader"), "ignite",
-               kind="factory", positional=("dataset",)),
+               kind="factory", positional=("dataset",), defaults={"pin_memory": True}),
     # transformers 5.x: the Trainer builds DataLoader(dataset, num_workers=args.dataloader_num_workers, ...)
     # and hands it to accelerate, which moves the batches
     LoaderSpec(("transformers.TrainingArguments", "transformers.training_args.TrainingArguments",

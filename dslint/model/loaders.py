@@ -16,8 +16,8 @@ from . import configfiles, mmconfig
 from ..analysis.summary import bound_once
 from .externals import overridable, truthiness
 from .libraries import DATALOADER_POSITIONAL, TRAINERS, matches
-from .objects import (UNKNOWN_RESULT, Cls, Config, Container, Ctx, Ext, Found, Inst, Kwargs, Lit, Managed, PositiveInt,
-                      Results, SiteRef, Step, Trail, Varargs, join)
+from .objects import (UNKNOWN_RESULT, Cls, Config, Container, Ctx, Ext, Found, Func, Inst, Kwargs, Lit, Managed, Mod,
+                      PositiveInt, Results, SiteRef, Step, Trail, Varargs, join)
 from .project import sites_in_scope
 
 if TYPE_CHECKING:
@@ -114,14 +114,29 @@ def loader_argument(resolver: "Resolver", inst, name: str) -> Optional[Results]:
         return None
     renamed = {v: k for k, v in spec.renames.items()}.get(name, name)
     position = spec.positional.index(renamed) if renamed in spec.positional else None
+    given = None
     for source in sources(resolver, inst):
-        found = resolver.keyword_at(source.site, source.ctx, renamed,
+        given = resolver.keyword_at(source.site, source.ctx, renamed,
                                     position + source.shift if position is not None else None)
-        if found is not None:
-            return found
-    if spec.kind == "config":
-        return _trainer_argument(resolver, inst, name)
-    return None
+        if given is not None:
+            break
+    if given is None and spec.kind == "config":
+        given = _trainer_argument(resolver, inst, name)
+    return _set_later(resolver, inst, name, given) if name in SETTABLE else given
+
+
+SETTABLE = ("collate_fn", "worker_init_fn")  # attributes a DataLoader lets code replace after it is built
+
+
+def _set_later(resolver: "Resolver", inst: Inst, name: str, given: Optional[Results]) -> Optional[Results]:
+    """``given``, or what code holding the loader sets as ``loader.collate_fn`` after building
+    it (sentence-transformers' ``fit`` replaces the collate function of the loaders it is
+    given): a store made on every run replaces the construction's, one made on some runs
+    joins it."""
+    always, sometimes, _, _ = resolver.outside_stores(inst, name)
+    if not always and not sometimes:
+        return given
+    return join(list(always or ([given] if given is not None else [])) + list(sometimes))
 
 
 def _trainer_argument(resolver: "Resolver", config: Inst, name: str) -> Optional[Results]:
@@ -745,12 +760,33 @@ SPLITTING_STAGES = ("split_by_worker", "ResampledShards", "resampled")
 
 def unsplit_pipeline(resolver: "Resolver", obj) -> Optional[SiteRef]:
     """A webdataset ``DataPipeline`` whose first stage is a fixed shard list and none of whose
-    stages splits by worker: every worker reads every shard. None when a stage is unknown."""
-    if not (isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None
-            and obj.cls.qualname in PIPELINES):
+    stages splits by worker: every worker reads every shard. None when a stage is unknown.
+    Linting webdataset's own tree, its classes and functions are known by their dotted names."""
+    if not (isinstance(obj, Inst) and obj.site is not None and library_name(resolver, obj.cls) in PIPELINES):
         return None
     site = resolver.project.call(obj.site)
     ctx = obj.ctx or Ctx(obj.site.module, site.scope)
+    names = _stage_names(resolver, site, ctx) if isinstance(obj.cls, Ext) \
+        else _own_stage_names(resolver, obj.site.module, site, ctx)
+    if not names or names[0] not in SHARD_LISTS or any(n.rpartition(".")[2] in SPLITTING_STAGES for n in names):
+        return None
+    return obj.site
+
+
+def library_name(resolver: "Resolver", obj) -> Optional[str]:
+    """The dotted name the library tables know ``obj`` by: an installed library's, or, when
+    that library's own tree is linted, its module's name and the class or function's."""
+    if isinstance(obj, Ext):
+        return obj.qualname
+    if isinstance(obj, (Cls, Func)):
+        info = resolver.project.modules.get(obj.module)
+        if info is not None and info.name:
+            return f"{info.name}.{obj.qualname}"
+    return None
+
+
+def _stage_names(resolver: "Resolver", site, ctx: Ctx) -> Optional[List[str]]:
+    """The dotted names of an installed pipeline's stages (what each is made by)."""
     stages = []
     for value in site.args:
         for found in resolver.eval(value.value if type(value) is Starred else value, ctx):
@@ -761,9 +797,37 @@ def unsplit_pipeline(resolver: "Resolver", obj) -> Optional[SiteRef]:
         if not isinstance(made, Ext):
             return None
         names.append(made.qualname.replace("()", ""))
-    if not names or names[0] not in SHARD_LISTS or any(n.rpartition(".")[2] in SPLITTING_STAGES for n in names):
-        return None
-    return obj.site
+    return names
+
+
+def _own_stage_names(resolver: "Resolver", module: str, site, ctx: Ctx) -> Optional[List[str]]:
+    """The stages of a pipeline built in webdataset's own tree, by what is written: a call's
+    callee (``wds.tarfile_to_samples()``) or the stage itself (``wds.split_by_worker``), named
+    through the module it is read from."""
+    summary = resolver.project.summary(module)
+    names = []
+    for value in site.args:
+        if type(value) is Starred:
+            return None
+        callee = summary.calls[value.index].func if type(value) is Call else value
+        named = _written_name(resolver, callee, ctx)
+        if named is None:
+            return None
+        names.append(named)
+    return names
+
+
+def _written_name(resolver: "Resolver", value, ctx: Ctx) -> Optional[str]:
+    """``wds.split_by_worker``: the module's dotted name and the attribute; a name bound to a
+    class or function: its dotted name."""
+    if type(value) is Attr:
+        bases = resolver.eval(value.base, ctx)
+        if len(bases) == 1 and isinstance(bases[0].obj, Mod):
+            info = resolver.project.modules.get(bases[0].obj.module)
+            return f"{info.name}.{value.name}" if info is not None and info.name else None
+    found = resolver.eval(value, ctx)
+    named = {library_name(resolver, f.obj) for f in found}
+    return named.pop() if len(named) == 1 else None
 
 
 def unsplit_dataset(resolver: "Resolver", obj) -> Optional[UnsplitDataset]:

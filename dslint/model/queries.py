@@ -48,6 +48,7 @@ from .objects import (
     Managed,
     Results,
     SiteRef,
+    Top,
     Step,
     Trail,
     UNKNOWN_RESULT,
@@ -1943,6 +1944,27 @@ class Model:
             roots.extend((f, role) for f in self.argument(base, role) or ())
         return self.object_graph([(f.obj, role, ((step,) if step else ()) + f.trail) for f, role in roots])
 
+    def set_on_given_loaders(self) -> List[Tuple[object, str, Trail]]:
+        """Callables set as ``loader.collate_fn`` (or ``worker_init_fn``) on a loader the
+        function does not build and then iterates itself (sentence-transformers' ``fit``
+        replaces the collate function of each loader its caller hands it): no construction in
+        the project says its workers, so they are unknown. A loader the analysis knows is
+        judged by its construction, where the same store counts (``loaders.loader_argument``)."""
+        out: List[Tuple[object, str, Trail]] = []
+        for info in self.project.eager_modules():
+            summary = info.summary
+            for store in summary.stores:
+                if store.attr not in loader_facts.SETTABLE or store.kind != "assign" or not store.scope \
+                        or type(store.target) is not Name or not _iterated_in(summary, store.scope, store.target.id):
+                    continue
+                ctx = self.resolver.context(info.key, store.scope)
+                if any(not isinstance(f.obj, Top) for f in self.resolver.eval(store.target, ctx)):
+                    continue
+                step = Step(info.key, store.span, f"set as `.{store.attr}` of a loader the caller gives, then iterated")
+                out.extend((found.obj, store.attr, (step,) + found.trail)
+                           for found in self.resolver.eval(store.value, ctx))
+        return out
+
     def process_targets(self) -> List[Tuple[object, str, Trail]]:
         """Callables handed to what starts processes and pickles them for each (``mp.spawn(fn)``,
         ``Process(target=fn)``, ``pool.map(fn, ...)``, ``Pool(initializer=fn)``), a context's
@@ -2520,6 +2542,21 @@ TENSOR_USES = frozenset({"cuda", "to", "size", "numel", "dim", "float", "long", 
                          "cpu", "detach", "unsqueeze", "view", "permute", "contiguous", "pin_memory", "type"})
 CONCATENATORS = frozenset({"torch.cat", "torch.stack", "torch.vstack", "torch.hstack", "torch.concat",
                            "torch.concatenate", "torch.row_stack", "torch.column_stack"})
+
+
+def _iterated_in(summary, scope: str, name: str) -> bool:
+    """A ``for`` loop of ``scope`` runs over the variable ``name`` (also as the first argument of
+    a wrapper such as ``tqdm(name, ...)`` or ``enumerate(name)``)."""
+    for loop in summary.loops:
+        if loop.scope != scope or loop.kind != "for":
+            continue
+        source = loop.iter
+        if type(source) is Call:
+            args = summary.calls[source.index].args
+            source = args[0] if args else None
+        if type(source) is Name and source.id == name:
+            return True
+    return False
 
 
 def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
