@@ -50,6 +50,7 @@ def check(model: Model) -> Iterator[Finding]:
             continue
         by_module[module] = (span, what, calls + list(function.trail))
     for module, (span, what, steps) in by_module.items():
+        steps.extend(_left_behind_steps(model, module))
         cv2_import = _cv2_import_span(model.project.summary(module))
         imported = f"cv2 imported at line {cv2_import[0]}" if cv2_import else "OpenCV called through another module"
         yield finding(
@@ -136,6 +137,8 @@ def _throttled_by_main_process(model: Model, module: str, built: Optional[str] =
             continue
         function = Func(info.key, throttle.site.scope)
         for site, _ in model.resolver.callers(function):
+            if _left_behind_by_spawn(model, site):
+                continue
             if module in model.import_closure(site.module):
                 return True
             if programs is None:
@@ -145,3 +148,28 @@ def _throttled_by_main_process(model: Model, module: str, built: Optional[str] =
             if any(site.module in model.import_closure(program) for program in programs):
                 return True
     return False
+
+
+def _left_behind_by_spawn(model: Model, site) -> bool:
+    """A throttling call made under the main guard of a program that starts its training in
+    processes that import it afresh (YOLOX's ``configure_module()`` under the guard, then
+    ``launch(main, ...)`` with ``mp.start_processes(..., start_method="spawn")``): the guard
+    does not run in them, so the loaders they build fork workers from an unthrottled OpenCV."""
+    call = model.project.call(site)
+    return not call.scope and call.guarded and model.spawns_processes(site.module)
+
+
+def _left_behind_steps(model: Model, module: str) -> List[Step]:
+    """The throttling calls a spawning program makes under its main guard, where that program
+    imports ``module``: why they do not count."""
+    out = []
+    for info in model.project.eager_modules():
+        throttle = effects.module_throttles(model, info.key).get("anywhere")
+        if throttle is None or not throttle.site.scope:
+            continue
+        for site, _ in model.resolver.callers(Func(info.key, throttle.site.scope)):
+            if _left_behind_by_spawn(model, site) and module in model.import_closure(site.module):
+                out.append(Step(site.module, model.project.call(site).span,
+                                "OpenCV throttled only under the main guard, which the spawned training processes "
+                                "do not run"))
+    return out

@@ -313,6 +313,8 @@ class Model:
         self._callees: Dict[tuple, list] = {}
         self._children: Dict[object, list] = {}
         self._process_modules: Dict[str, bool] = {}
+        self._spawning: Dict[str, bool] = {}
+        self._targets: Optional[List[Tuple[object, str, Trail]]] = None
         self._sites: Optional[List[SiteRef]] = None
         self._iterations: Optional[List[Iteration]] = None
         self._moves: Optional[List[Move]] = None
@@ -1991,6 +1993,23 @@ class Model:
                     break
         return out
 
+    def spawns_processes(self, module: str) -> bool:
+        """The program ``module`` starts processes that import it afresh (``mp.spawn``,
+        ``start_processes`` not told fork, a spawn context's ``Process``): its own code, or a
+        module it imports, makes such a call. Code under its main guard does not run in them."""
+        found = self._spawning.get(module)
+        if found is None:
+            closure = self.import_closure(module)
+            found = self._spawning[module] = any(
+                role.startswith("process:") and role.rpartition(".")[2] in LAUNCHERS and trail
+                and trail[0].module in closure for _obj, role, trail in self._spawn_targets())
+        return found
+
+    def _spawn_targets(self) -> List[Tuple[object, str, Trail]]:
+        if self._targets is None:
+            self._targets = self.process_targets()
+        return self._targets
+
     def _handed_over(self, ref: SiteRef, callee: Ext) -> Optional[Tuple[str, Tuple[int, str]]]:
         """(role, (position, keyword) of the callable) when the call pickles a callable for
         the processes it starts: a target or a pool's task (``process:<starter>``), a pool's
@@ -2532,6 +2551,7 @@ class Kept(NamedTuple):
     trail: Trail
 
 
+LAUNCHERS = frozenset({"spawn", "start_processes", "Process"})  # what starts a program's training processes
 KEEPING_METHODS = frozenset({"append", "extend", "insert", "appendleft"})
 # methods that return a tensor sharing the batch's storage (no copy); the first group exists
 # only on tensors, so it also proves the value is one
