@@ -13,7 +13,7 @@ import os
 import operator as _op
 from typing import TYPE_CHECKING, Optional
 
-from ..analysis.values import Call, Const, DictDisplay, Op, Seq, Starred
+from ..analysis.values import Attr, Call, Const, DictDisplay, Op, Seq, Starred
 from . import configfiles
 from .argparse_defaults import argument_default
 from .libraries import HF_DATASETS, PASS_THROUGH
@@ -178,9 +178,35 @@ def operator(resolver: "Resolver", value: Op, ctx: Ctx) -> Results:
         return _fold(resolver, value.args, ctx, COMPARISONS[op], op)
     if op == "fstr":
         return _fstring(resolver, value.args, ctx)
+    if op == "in" and _cuda_in_device_type(value.args):
+        return _on_gpu(resolver, value, ctx)
     if op == "notnone":  # assigned where an ``if`` holds it not None: its None values never get here
         return tuple(f for f in resolver.eval(value.args[0], ctx) if not (type(f.obj) is Lit and f.obj.value is None))
     return UNKNOWN_RESULT
+
+
+def _cuda_in_device_type(operands) -> bool:
+    """``"cuda" in device.type`` (ignite's ``pin_memory="cuda" in idist.device().type``)."""
+    return len(operands) == 2 and operands[0] == Const("cuda") and type(operands[1]) is Attr \
+        and operands[1].name == "type"
+
+
+def _on_gpu(resolver: "Resolver", value: Op, ctx: Ctx) -> Results:
+    """Whether a device's type names CUDA: decided when the device is a known string (also
+    through ``torch.device("cpu")``), else true exactly when a GPU is used (as
+    ``torch.cuda.is_available()`` is)."""
+    kinds = set()
+    for found in resolver.eval(value.args[1].base, ctx):
+        obj = found.obj
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "torch.device" \
+                and obj.site is not None:
+            given = resolver.keyword_at(obj.site, obj.ctx or ctx, "type", 0) or UNKNOWN_RESULT
+            kinds.update(device_kind(f.obj) for f in given)
+        else:
+            kinds.add(device_kind(obj))
+    if kinds == {"cpu"}:
+        return one(Lit(False))
+    return one(Lit(True))
 
 
 def _sequence_kind(resolver: "Resolver", operands, ctx: Ctx) -> Optional[str]:

@@ -41,7 +41,7 @@ from ..analysis.values import (
     mentions,
     root_name,
 )
-from . import configfiles, externals, registrations
+from . import configfiles, engines, externals, registrations
 from .libraries import (LOADED_TABLES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
                         parsed_table)
 from .objects import (
@@ -282,6 +282,7 @@ class Resolver:
 
         self.project = project
         self.libraries = libraries or Libraries()
+        self.engines = engines.Engines(self)  # loops a library runs over the user's loader
         self._memo: Dict[Ctx, Dict[int, Tuple[Value, Optional[Results]]]] = {}
         self._depth = 0
         self._fuel = FUEL
@@ -1093,6 +1094,9 @@ class Resolver:
         if config is not None:
             return config
         func = Func(ctx.module, function.qualname)
+        batches = self.engines.batches(func, function, param)
+        if batches is not None:  # ``Engine(update).run(loader)`` hands ``update`` each batch
+            return batches
         callers = self.callers(func)
         partials = self.partial_sites(func) if function.scope_kind != "class" else ()
         if not callers and not partials and self.all_callers_known(func):

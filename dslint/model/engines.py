@@ -1,0 +1,102 @@
+"""Loops a library runs over the user's loader, calling a function of the project with each
+batch: ignite's ``Engine(process_function).run(data)`` calls ``process_function(engine,
+batch)`` for every batch of ``data``, once per epoch.
+
+Seen from inside the process function, its second parameter is then a batch of every loader
+a ``run`` of such an engine is given, as if the project iterated that loader and called the
+function itself (what the rules ask of batches: copies to the device, tensors kept).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from ..analysis.summary import FunctionSummary, Param
+from ..analysis.values import Attr, Starred
+from .objects import Cls, Ext, Func, Inst, Results, SiteRef, Step, extend, join
+
+if TYPE_CHECKING:
+    from .resolver import Resolver
+
+# ignite 0.5: engine/engine.py ``Engine(process_function)``, engine/deterministic.py
+ENGINE_CLASSES = frozenset({"ignite.engine.Engine", "ignite.engine.engine.Engine", "ignite.engine.DeterministicEngine",
+                            "ignite.engine.deterministic.DeterministicEngine"})
+BATCH_POSITION = 1  # ``process_function(engine, batch)``
+
+
+class Engines:
+    """The engines of the project, indexed once per run: each process function's engine
+    constructions, and each construction's ``run`` calls."""
+
+    def __init__(self, resolver: "Resolver"):
+        self.resolver = resolver
+        self._processed: Optional[Dict[Func, List[SiteRef]]] = None
+        self._runs: Optional[Dict[SiteRef, List[SiteRef]]] = None
+
+    def batches(self, func: Func, function: FunctionSummary, param: Param) -> Optional[Results]:
+        """The batches ``param`` of ``func`` receives when ``func`` is an engine's process
+        function: one per loader handed to that engine's ``run``; None when it is not one."""
+        if function.scope_kind == "class" or len(function.params) <= BATCH_POSITION \
+                or function.params[BATCH_POSITION] is not param:
+            return None
+        engines = self._engines_of().get(func)
+        if not engines:
+            return None
+        parts = []
+        for engine in engines:
+            for run in self._runs_of().get(engine, ()):
+                site = self.resolver.project.call(run)
+                if not site.args or type(site.args[0]) is Starred:
+                    continue
+                ctx = self.resolver.context(run.module, site.scope)
+                step = Step(run.module, site.span, "each batch handed to the engine's process function")
+                for data in self.resolver.eval(site.args[0], ctx):
+                    parts.append(extend(self.resolver.iterate(data), step))
+        return join(parts) if parts else None
+
+    def _engines_of(self) -> Dict[Func, List[SiteRef]]:
+        if self._processed is None:
+            self._processed = {}
+            project = self.resolver.project
+            for name in ("Engine", "DeterministicEngine"):
+                for ref in project.calls_named(name):
+                    site = project.call(ref)
+                    if not site.args or type(site.args[0]) is Starred:
+                        continue
+                    ctx = self.resolver.context(ref.module, site.scope)
+                    if not any(self._is_engine_class(f.obj) for f in self.resolver.eval(site.func, ctx)):
+                        continue
+                    for found in self.resolver.eval(site.args[0], ctx):
+                        if isinstance(found.obj, Func):
+                            self._processed.setdefault(found.obj, []).append(ref)
+        return self._processed
+
+    def _runs_of(self) -> Dict[SiteRef, List[SiteRef]]:
+        """Each engine construction's ``engine.run(data, ...)`` calls (in the modules that
+        construct engines: a ``run`` elsewhere is not looked for)."""
+        if self._runs is None:
+            self._runs = {}
+            project = self.resolver.project
+            engines = {ref for refs in self._engines_of().values() for ref in refs}
+            modules = {ref.module for ref in engines}
+            for ref in project.calls_named("run"):
+                site = project.call(ref)
+                if ref.module not in modules or type(site.func) is not Attr:
+                    continue
+                ctx = self.resolver.context(ref.module, site.scope)
+                for found in self.resolver.eval(site.func.base, ctx):
+                    obj = found.obj
+                    if isinstance(obj, Inst) and obj.site in engines:
+                        self._runs.setdefault(obj.site, []).append(ref)
+        return self._runs
+
+    def _is_engine_class(self, obj) -> bool:
+        """ignite's engine classes, installed or in ignite's own tree (by dotted name), and a
+        project subclass of one."""
+        from .loaders import library_name
+
+        if isinstance(obj, Ext):
+            return obj.qualname in ENGINE_CLASSES
+        if isinstance(obj, Cls):
+            return any(library_name(self.resolver, base) in ENGINE_CLASSES for base in self.resolver.mro(obj))
+        return False
