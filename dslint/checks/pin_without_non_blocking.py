@@ -9,13 +9,13 @@ module, stored on an engine object. Loaders whose batches a framework moves itse
 
 from __future__ import annotations
 
-from typing import Iterator, Set, Tuple
+from typing import Iterator, Optional, Set, Tuple
 
-from ..analysis.values import Starred
+from ..analysis.values import Starred, last_name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Managed, Step
+from ..model.objects import Lit, Managed, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -45,6 +45,53 @@ def check(model: Model) -> Iterator[Finding]:
     for entries in by_place.values():
         entries.sort(key=lambda entry: (entry[0].site.span.row, entry[0].site.span.col))
         yield _finding(model, [move for move, _ in entries], entries[0][1])
+    reported = set()
+    for run in model.resolver.engines.supervised_runs():
+        if run.made not in reported:
+            found = _copied_by_engine(model, run)
+            if found is not None:
+                reported.add(run.made)
+                yield found
+
+
+# ignite 0.5: create_supervised_trainer(model, optimizer, loss_fn, device, non_blocking, ...),
+# create_supervised_evaluator(model, metrics, device, non_blocking, ...)
+ENGINE_POSITIONS = {"create_supervised_trainer": (3, 4), "create_supervised_evaluator": (2, 3)}
+
+
+def _copied_by_engine(model: Model, run) -> Optional[Finding]:
+    """An ignite engine from ``create_supervised_trainer``/``_evaluator`` told a ``device``
+    and not ``non_blocking=True`` copies each batch of the pinned loader it runs over with a
+    blocking copy: the fix is its ``non_blocking=True``."""
+    site = model.project.call(run.made)
+    ctx = model.resolver.context(run.made.module, site.scope)
+    device_at, flag_at = ENGINE_POSITIONS.get(last_name(site.func), (None, None))
+    if device_at is None:
+        return None
+    device = model.resolver.keyword_at(run.made, ctx, "device", device_at)
+    if not device or any(isinstance(f.obj, Lit) and f.obj.value is None for f in device):
+        return None  # no device: the engine moves nothing
+    if truthiness(model.resolver.keyword_at(run.made, ctx, "non_blocking", flag_at) or ()) == "true":
+        return None
+    for found in run.data:
+        loader = found.obj
+        if not model.resolver.is_loader(loader) or moved_by_library(model, loader):
+            continue
+        pin = model.value(loader, "pin_memory")
+        if truthiness(pin) != "true":
+            continue
+        built = loaders.construction_step(model.resolver, loader, "the pinned loader is built here")
+        trail = next((f.trail for f in pin if f.trail), ())
+        ran = Step(run.run.module, model.project.call(run.run).span, "run over its batches here")
+        return finding(
+            model, CODE, run.made.module, site.span,
+            f"`{last_name(site.func)}` copies each batch of a `pin_memory=True` loader "
+            f"({where(model, built, run.made.module)}) to `device` without `non_blocking=True` (ignite's default is "
+            f"`False`), so the copy cannot overlap compute: pass `non_blocking=True`",
+            (built,) + trail[:1] + (ran,),
+            fixable=False,  # the fixer rewrites copies; this one is the engine's keyword
+        )
+    return None
 
 
 def _blocking_moves(model: Model):

@@ -9,7 +9,7 @@ function itself (what the rules ask of batches: copies to the device, tensors ke
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional
 
 from ..analysis.summary import FunctionSummary, Param
 from ..analysis.values import Attr, Starred
@@ -22,6 +22,17 @@ if TYPE_CHECKING:
 ENGINE_CLASSES = frozenset({"ignite.engine.Engine", "ignite.engine.engine.Engine", "ignite.engine.DeterministicEngine",
                             "ignite.engine.deterministic.DeterministicEngine"})
 BATCH_POSITION = 1  # ``process_function(engine, batch)``
+# ignite 0.5 engine/__init__.py: engines whose own process function copies each batch to
+# ``device`` (when given) with ``non_blocking`` (default False)
+SUPERVISED = frozenset({"ignite.engine.create_supervised_trainer", "ignite.engine.create_supervised_evaluator"})
+
+
+class SupervisedRun(NamedTuple):
+    """A ``run`` of an engine ignite builds with its own copying process function."""
+
+    made: SiteRef  # the ``create_supervised_*`` call
+    run: SiteRef
+    data: Results  # what the run iterates
 
 
 class Engines:
@@ -32,6 +43,7 @@ class Engines:
         self.resolver = resolver
         self._processed: Optional[Dict[Func, List[SiteRef]]] = None
         self._runs: Optional[Dict[SiteRef, List[SiteRef]]] = None
+        self._supervised: Optional[List[SupervisedRun]] = None
 
     def batches(self, func: Func, function: FunctionSummary, param: Param) -> Optional[Results]:
         """The batches ``param`` of ``func`` receives when ``func`` is an engine's process
@@ -46,13 +58,45 @@ class Engines:
         for engine in engines:
             for run in self._runs_of().get(engine, ()):
                 site = self.resolver.project.call(run)
-                if not site.args or type(site.args[0]) is Starred:
-                    continue
                 ctx = self.resolver.context(run.module, site.scope)
                 step = Step(run.module, site.span, "each batch handed to the engine's process function")
                 for data in self.resolver.eval(site.args[0], ctx):
                     parts.append(extend(self.resolver.iterate(data), step))
         return join(parts) if parts else None
+
+    def supervised_runs(self) -> List[SupervisedRun]:
+        """The runs of engines made by ``create_supervised_trainer``/``_evaluator`` of the
+        installed ignite (in ignite's own tree, its code is followed instead)."""
+        if self._supervised is None:
+            self._supervised = []
+            project = self.resolver.project
+            made = set()
+            for name in ("create_supervised_trainer", "create_supervised_evaluator"):
+                for ref in project.calls_named(name):
+                    site = project.call(ref)
+                    ctx = self.resolver.context(ref.module, site.scope)
+                    if any(isinstance(f.obj, Ext) and f.obj.qualname in SUPERVISED
+                           for f in self.resolver.eval(site.func, ctx)):
+                        made.add(ref)
+            for run, engine in self._run_calls({ref.module for ref in made}):
+                if engine in made:
+                    site = project.call(run)
+                    ctx = self.resolver.context(run.module, site.scope)
+                    self._supervised.append(SupervisedRun(engine, run, self.resolver.eval(site.args[0], ctx)))
+        return self._supervised
+
+    def _run_calls(self, modules):
+        """(``x.run(data, ...)`` call, the construction site of ``x``) in ``modules``."""
+        project = self.resolver.project
+        for ref in project.calls_named("run") if modules else ():
+            site = project.call(ref)
+            if ref.module not in modules or type(site.func) is not Attr or not site.args \
+                    or type(site.args[0]) is Starred:
+                continue
+            ctx = self.resolver.context(ref.module, site.scope)
+            for found in self.resolver.eval(site.func.base, ctx):
+                if isinstance(found.obj, Inst) and found.obj.site is not None:
+                    yield ref, found.obj.site
 
     def _engines_of(self) -> Dict[Func, List[SiteRef]]:
         if self._processed is None:
@@ -76,18 +120,10 @@ class Engines:
         construct engines: a ``run`` elsewhere is not looked for)."""
         if self._runs is None:
             self._runs = {}
-            project = self.resolver.project
             engines = {ref for refs in self._engines_of().values() for ref in refs}
-            modules = {ref.module for ref in engines}
-            for ref in project.calls_named("run"):
-                site = project.call(ref)
-                if ref.module not in modules or type(site.func) is not Attr:
-                    continue
-                ctx = self.resolver.context(ref.module, site.scope)
-                for found in self.resolver.eval(site.func.base, ctx):
-                    obj = found.obj
-                    if isinstance(obj, Inst) and obj.site in engines:
-                        self._runs.setdefault(obj.site, []).append(ref)
+            for run, engine in self._run_calls({ref.module for ref in engines}):
+                if engine in engines:
+                    self._runs.setdefault(engine, []).append(run)
         return self._runs
 
     def _is_engine_class(self, obj) -> bool:
