@@ -15,7 +15,7 @@ from ..analysis.values import Starred, last_name
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Lit, Managed, Step
+from ..model.objects import Inst, Lit, Managed, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -75,7 +75,7 @@ def _copied_by_engine(model: Model, run) -> Optional[Finding]:
         return None
     for found in run.data:
         loader = found.obj
-        if not model.resolver.is_loader(loader) or moved_by_library(model, loader):
+        if not isinstance(loader, Inst) or not model.resolver.is_loader(loader) or moved_by_library(model, loader):
             continue
         pin = model.value(loader, "pin_memory")
         if truthiness(pin) != "true":

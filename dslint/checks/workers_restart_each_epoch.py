@@ -12,7 +12,7 @@ from typing import Iterator, Set
 from ..analysis.values import Call, Name, last_name
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.objects import Step
+from ..model.objects import Inst, Lit, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -46,6 +46,40 @@ def check(model: Model) -> Iterator[Finding]:
             (loop_step, Step(iteration.module, iteration.span, "iterated here")) + trail,
         )
     yield from _framework_epochs(model, reported)
+    yield from _engine_epochs(model, reported)
+
+
+def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
+    """A loader an ignite engine runs over for more than one epoch
+    (``trainer.run(loader, max_epochs=10)``): the engine iterates it anew every epoch. Not for
+    a ``DeterministicEngine``, whose reproducible seeds need workers started anew."""
+    for run in model.resolver.engines.runs():
+        if run.reseeds:
+            continue  # ``DeterministicEngine`` reseeds each epoch: fresh workers carry the seeds
+        site = model.project.call(run.run)
+        ctx = model.resolver.context(run.run.module, site.scope)
+        epochs = model.resolver.keyword_at(run.run, ctx, "max_epochs", 1)
+        if not epochs or not all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1
+                                 for f in epochs):
+            continue
+        for found in run.data:
+            loader = found.obj
+            base = loaders.base_loader(loader) if isinstance(loader, Inst) and model.resolver.is_loader(loader) else None
+            if base is None or base in reported:
+                continue
+            workers = _restarting_workers(model, loader)
+            if workers is None or loaders.kept_iterator(model.resolver, base):
+                continue
+            reported.add(base)
+            built = loaders.construction_step(model.resolver, loader)
+            ran = Step(run.run.module, site.span, "the engine runs over it once per epoch here")
+            yield finding(
+                model, CODE, built.module, built.span,
+                f"DataLoader with positive workers is run by an ignite engine for "
+                f"{epochs[0].obj.value} epochs ({where(model, ran, built.module)}), which iterates it anew every "
+                f"epoch and restarts its workers each time: add `persistent_workers=True`",
+                (ran,) + tuple(f.trail[-1] for f in epochs if f.trail)[:1] + tuple(workers.trail("positive")),
+            )
 
 
 def _framework_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:

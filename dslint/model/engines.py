@@ -28,11 +28,13 @@ SUPERVISED = frozenset({"ignite.engine.create_supervised_trainer", "ignite.engin
 
 
 class SupervisedRun(NamedTuple):
-    """A ``run`` of an engine ignite builds with its own copying process function."""
+    """A ``run`` of an engine (one ignite builds with its own copying process function, for
+    ``supervised_runs``)."""
 
-    made: SiteRef  # the ``create_supervised_*`` call
+    made: SiteRef  # the engine's construction (``Engine(...)``, ``create_supervised_*(...)``)
     run: SiteRef
     data: Results  # what the run iterates
+    reseeds: bool = False  # a ``DeterministicEngine``: new workers each epoch are its design
 
 
 class Engines:
@@ -44,6 +46,7 @@ class Engines:
         self._processed: Optional[Dict[Func, List[SiteRef]]] = None
         self._runs: Optional[Dict[SiteRef, List[SiteRef]]] = None
         self._supervised: Optional[List[SupervisedRun]] = None
+        self._deterministic: set = set()  # constructions of a ``DeterministicEngine``
 
     def batches(self, func: Func, function: FunctionSummary, param: Param) -> Optional[Results]:
         """The batches ``param`` of ``func`` receives when ``func`` is an engine's process
@@ -85,6 +88,19 @@ class Engines:
                     self._supervised.append(SupervisedRun(engine, run, self.resolver.eval(site.args[0], ctx)))
         return self._supervised
 
+    def runs(self) -> List[SupervisedRun]:
+        """Every ``run`` of an ignite engine the project makes, with what it iterates: of
+        ``Engine(process_function)`` and of ``create_supervised_*`` engines."""
+        out = list(self.supervised_runs())
+        project = self.resolver.project
+        for engine, refs in self._runs_of().items():
+            for run in refs:
+                site = project.call(run)
+                ctx = self.resolver.context(run.module, site.scope)
+                out.append(SupervisedRun(engine, run, self.resolver.eval(site.args[0], ctx),
+                                         engine in self._deterministic))
+        return out
+
     def _run_calls(self, modules):
         """(``x.run(data, ...)`` call, the construction site of ``x``) in ``modules``."""
         project = self.resolver.project
@@ -108,8 +124,11 @@ class Engines:
                     if not site.args or type(site.args[0]) is Starred:
                         continue
                     ctx = self.resolver.context(ref.module, site.scope)
-                    if not any(self._is_engine_class(f.obj) for f in self.resolver.eval(site.func, ctx)):
+                    classes = [f.obj for f in self.resolver.eval(site.func, ctx) if self._is_engine_class(f.obj)]
+                    if not classes:
                         continue
+                    if any(self._reseeds(obj) for obj in classes):
+                        self._deterministic.add(ref)
                     for found in self.resolver.eval(site.args[0], ctx):
                         if isinstance(found.obj, Func):
                             self._processed.setdefault(found.obj, []).append(ref)
@@ -125,6 +144,14 @@ class Engines:
                 if engine in engines:
                     self._runs.setdefault(engine, []).append(run)
         return self._runs
+
+    def _reseeds(self, obj) -> bool:
+        """ignite's ``DeterministicEngine`` (or a subclass): it reseeds before every epoch and
+        relies on workers started anew to carry the new seeds."""
+        from .loaders import library_name
+
+        bases = [obj] if isinstance(obj, Ext) else list(self.resolver.mro(obj)) if isinstance(obj, Cls) else []
+        return any((library_name(self.resolver, base) or "").endswith("DeterministicEngine") for base in bases)
 
     def _is_engine_class(self, obj) -> bool:
         """ignite's engine classes, installed or in ignite's own tree (by dotted name), and a
