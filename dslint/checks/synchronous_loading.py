@@ -10,7 +10,7 @@ from typing import Iterator, Set
 
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.objects import Step
+from ..model.objects import Inst, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -60,3 +60,28 @@ def check(model: Model) -> Iterator[Finding]:
             f"batch is loaded synchronously between steps; set `num_workers` (e.g. 4) to load in the background",
             (loop,),
         )
+    yield from _engine_training(model, reported)
+
+
+def _engine_training(model: Model, reported: Set[object]) -> Iterator[Finding]:
+    """A loader with zero workers an ignite engine trains over (``trainer.run(loader)`` of
+    ``create_supervised_trainer``, or of an ``Engine`` whose process function steps)."""
+    engines = model.resolver.engines
+    for run in engines.runs():
+        loaders_run = [f.obj for f in run.data if isinstance(f.obj, Inst) and model.resolver.is_loader(f.obj)]
+        if not loaders_run or not engines.trains(run):
+            continue
+        for loader in loaders_run:
+            base = loaders.base_loader(loader)
+            if base in reported or model.managed(loader) or not model.workers(loader).zero:
+                continue
+            reported.add(base)
+            built = loaders.construction_step(model.resolver, loader)
+            ran = Step(run.run.module, model.project.call(run.run).span, "the engine trains over it here")
+            yield finding(
+                model, CODE, built.module, built.span,
+                f"Training by an ignite engine ({where(model, ran, built.module)}) is fed by a DataLoader with zero "
+                f"workers: every batch is loaded synchronously between steps; set `num_workers` (e.g. 4) to load in "
+                f"the background",
+                (ran,),
+            )

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional
 
 from ..analysis.summary import FunctionSummary, Param
-from ..analysis.values import Attr, Starred
+from ..analysis.values import Attr, Imported, Name, Starred, last_name
 from .objects import Cls, Ext, Func, Inst, Results, SiteRef, Step, extend, join
+from .project import sites_in_scope
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -47,6 +48,7 @@ class Engines:
         self._runs: Optional[Dict[SiteRef, List[SiteRef]]] = None
         self._supervised: Optional[List[SupervisedRun]] = None
         self._deterministic: set = set()  # constructions of a ``DeterministicEngine``
+        self._importing: Optional[set] = None
 
     def batches(self, func: Func, function: FunctionSummary, param: Param) -> Optional[Results]:
         """The batches ``param`` of ``func`` receives when ``func`` is an engine's process
@@ -81,7 +83,7 @@ class Engines:
                     if any(isinstance(f.obj, Ext) and f.obj.qualname in SUPERVISED
                            for f in self.resolver.eval(site.func, ctx)):
                         made.add(ref)
-            for run, engine in self._run_calls({ref.module for ref in made}):
+            for run, engine in self._run_calls(self._ignite_modules() | {ref.module for ref in made}):
                 if engine in made:
                     site = project.call(run)
                     ctx = self.resolver.context(run.module, site.scope)
@@ -100,6 +102,38 @@ class Engines:
                 out.append(SupervisedRun(engine, run, self.resolver.eval(site.args[0], ctx),
                                          engine in self._deterministic))
         return out
+
+    def process_functions(self, engine: SiteRef) -> List[Func]:
+        """The process functions given to the engine constructed at ``engine``."""
+        return [func for func, sites in self._engines_of().items() if engine in sites]
+
+    def trains(self, run: SupervisedRun) -> bool:
+        """The engine's run trains: an engine of ``create_supervised_trainer``, or one whose
+        process function calls ``backward()`` or an optimizer's ``step()`` itself."""
+        project = self.resolver.project
+        site = project.call(run.made)
+        if type(site.func) in (Attr, Name) and last_name(site.func) == "create_supervised_trainer":
+            return True
+        for func in self.process_functions(run.made):
+            summary = project.summary(func.module)
+            for index in sites_in_scope(project, func.module, func.qualname):
+                called = summary.calls[index].func
+                if type(called) is Attr and (called.name == "backward" or (
+                        called.name == "step" and "optim" in (last_name(called.base) or "").lower())):
+                    return True
+        return False
+
+    def _ignite_modules(self) -> set:
+        """The modules that import ignite (where an engine built elsewhere may be run)."""
+        if self._importing is None:
+            self._importing = set()
+            for info in self.resolver.project.eager_modules():
+                summary = info.summary
+                scopes = [summary, *summary.functions.values()]
+                if any(b.kind == "import" and type(b.value) is Imported and b.value.path.split(".")[0] == "ignite"
+                       for scope in scopes for items in scope.bindings.values() for b in items):
+                    self._importing.add(info.key)
+        return self._importing
 
     def _run_calls(self, modules):
         """(``x.run(data, ...)`` call, the construction site of ``x``) in ``modules``."""
@@ -136,11 +170,11 @@ class Engines:
 
     def _runs_of(self) -> Dict[SiteRef, List[SiteRef]]:
         """Each engine construction's ``engine.run(data, ...)`` calls (in the modules that
-        construct engines: a ``run`` elsewhere is not looked for)."""
+        construct engines or import ignite: a ``run`` elsewhere is not looked for)."""
         if self._runs is None:
             self._runs = {}
             engines = {ref for refs in self._engines_of().values() for ref in refs}
-            for run, engine in self._run_calls({ref.module for ref in engines}):
+            for run, engine in self._run_calls(self._ignite_modules() | {ref.module for ref in engines}):
                 if engine in engines:
                     self._runs.setdefault(engine, []).append(run)
         return self._runs
