@@ -730,13 +730,14 @@ class Model:
             if not self.built_inside(iteration.loader, iteration.module, loop):
                 return Epochs(iteration.module, index, loop, None, ())
             return None
-        frontier = [(iteration.module, iteration.scope, ())]
+        carried = self._loader_parameter(iteration) if same_loader else None
+        frontier = [(iteration.module, iteration.scope, (), carried)]
         by_parameter: Optional[Epochs] = None
         where_built = self._built_in(iteration.loader)
         built = where_built if same_loader else None
         for _ in range(depth + 1):
             next_frontier = []
-            for module, scope, trail in frontier:
+            for module, scope, trail, carried in frontier:
                 function = self.project.function(module, scope) if scope else None
                 if function is None or (module, scope) == built:
                     continue
@@ -753,10 +754,14 @@ class Model:
                     return None if where_built == (module, scope) else by_parameter or Epochs(
                         module, -1, None, None, trail + (Step(module, function.span, f"`{function.name}`: {runner}"),),
                         function.qualname, runner)
-                runs = [(site, f"calls `{scope.rpartition('.')[2]}()`") for site, _ in self.resolver.callers(Func(module, scope))]
-                runs += [(site, f"reads `{function.name}`") for site in self._property_reads(module, function)]
-                for site, note in runs:
+                runs = [(site, f"calls `{scope.rpartition('.')[2]}()`", own)
+                        for site, own in self.resolver.callers(Func(module, scope))]
+                runs += [(site, f"reads `{function.name}`", None) for site in self._property_reads(module, function)]
+                for site, note, own in runs:
                     call = self.project.call(site)
+                    if carried is not None and not self._passes_loader(module, function, carried, site, own,
+                                                                          iteration.loader):
+                        continue  # this caller hands the function another iterable: not this loader's path
                     step = Step(site.module, call.span, note)
                     found = self._enclosing_loop(site.module, call.loop)
                     while found is not None and _dispatches(call, found[1]):
@@ -766,9 +771,48 @@ class Model:
                         if not self.built_inside(iteration.loader, site.module, loop):
                             return Epochs(site.module, index, loop, None, trail + (step,))
                         continue
-                    next_frontier.append((site.module, call.scope, trail + (step,)))
+                    next_frontier.append((site.module, call.scope, trail + (step,),
+                                          self._argument_parameter(function, carried, site, call)))
             frontier = next_frontier
         return by_parameter
+
+    def _loader_parameter(self, iteration: Iteration) -> Optional[str]:
+        """The parameter of the iterating function the loop's iterable is (``for obj in
+        iterable``, also through ``enumerate(iterable)``): the loader arrives through it."""
+        if iteration.loop is None or not iteration.scope:
+            return None
+        function = self.project.function(iteration.module, iteration.scope)
+        source = self.project.summary(iteration.module).loops[iteration.loop].iter
+        return _parameter_named(self.project.summary(iteration.module), function, source)
+
+    def _passes_loader(self, module: str, function: FunctionSummary, parameter: str, site: SiteRef, own,
+                       loader) -> bool:
+        """Whether the call at ``site`` passes ``loader`` (or something unknown) as ``parameter``
+        of ``function`` (defined in ``module``)."""
+        call = self.project.call(site)
+        bound = Ctx(module, function.qualname, site, self.resolver.context(site.module, call.scope), own)
+        given = self.resolver.param(function, parameter, bound)
+        return any(isinstance(f.obj, Top) or same_object(f.obj, loader) for f in given)
+
+    def _argument_parameter(self, function: FunctionSummary, carried: Optional[str], site: SiteRef,
+                            call) -> Optional[str]:
+        """The caller's own parameter the call passes as ``carried`` (the loader keeps coming
+        through parameters), else None."""
+        if carried is None:
+            return None
+        caller = self.project.function(site.module, call.scope) if call.scope else None
+        if caller is None:
+            return None
+        names = [p.name for p in function.params]
+        position = names.index(carried) if carried in names else -1
+        for name, value in call.keywords:
+            if name == carried:
+                return _parameter_named(self.project.summary(site.module), caller, value)
+        skip = 1 if names and names[0] in ("self", "cls") and isinstance(call.func, Attr) else 0
+        index = position - skip
+        if 0 <= index < len(call.args):
+            return _parameter_named(self.project.summary(site.module), caller, call.args[index])
+        return None
 
     def _framework_repeats(self, module: str, function: FunctionSummary) -> Optional[str]:
         """Who calls ``function`` again and again, and how often (``REPEATED_METHODS``), or None."""
@@ -2562,6 +2606,19 @@ TENSOR_USES = frozenset({"cuda", "to", "size", "numel", "dim", "float", "long", 
                          "cpu", "detach", "unsqueeze", "view", "permute", "contiguous", "pin_memory", "type"})
 CONCATENATORS = frozenset({"torch.cat", "torch.stack", "torch.vstack", "torch.hstack", "torch.concat",
                            "torch.concatenate", "torch.row_stack", "torch.column_stack"})
+
+
+def _parameter_named(summary, function, value) -> Optional[str]:
+    """The parameter of ``function`` that ``value`` is, directly or as the first argument of a
+    wrapping call (``enumerate(loader)``, ``tqdm(loader)``, ``logger.log_every(loader, ...)``)."""
+    if function is None:
+        return None
+    if type(value) is Call:
+        args = summary.calls[value.index].args
+        value = args[0] if args else None
+    if type(value) is Name and any(p.name == value.id for p in function.params):
+        return value.id
+    return None
 
 
 def _iterated_in(summary, scope: str, name: str) -> bool:
