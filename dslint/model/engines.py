@@ -9,6 +9,7 @@ function itself (what the rules ask of batches: copies to the device, tensors ke
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional
 
 from ..analysis.summary import FunctionSummary, Param
@@ -43,7 +44,9 @@ class Engines:
     constructions, and each construction's ``run`` calls."""
 
     def __init__(self, resolver: "Resolver"):
-        self.resolver = resolver
+        # a proxy, not a reference: the resolver holds this index, and a run pauses the cyclic
+        # collector, so a cycle would keep every boundary's resolver (and its memo) alive
+        self.resolver = weakref.proxy(resolver)
         self._processed: Optional[Dict[Func, List[SiteRef]]] = None
         self._runs: Optional[Dict[SiteRef, List[SiteRef]]] = None
         self._supervised: Optional[List[SupervisedRun]] = None

@@ -13,7 +13,7 @@ import os
 import operator as _op
 from typing import TYPE_CHECKING, Optional
 
-from ..analysis.values import Attr, Call, Const, DictDisplay, Op, Seq, Starred
+from ..analysis.values import Attr, Call, Const, DictDisplay, Op, Seq, Starred, last_name
 from . import configfiles
 from .argparse_defaults import argument_default
 from .libraries import HF_DATASETS, PASS_THROUGH
@@ -192,20 +192,15 @@ def _cuda_in_device_type(operands) -> bool:
 
 
 def _on_gpu(resolver: "Resolver", value: Op, ctx: Ctx) -> Results:
-    """Whether a device's type names CUDA: decided when the device is a known string (also
-    through ``torch.device("cpu")``), else true exactly when a GPU is used (as
-    ``torch.cuda.is_available()`` is)."""
-    kinds = set()
-    for found in resolver.eval(value.args[1].base, ctx):
-        obj = found.obj
-        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "torch.device" \
-                and obj.site is not None:
-            given = resolver.keyword_at(obj.site, obj.ctx or ctx, "type", 0) or UNKNOWN_RESULT
-            kinds.update(device_kind(f.obj) for f in given)
-        else:
-            kinds.add(device_kind(obj))
-    if kinds == {"cpu"}:
-        return one(Lit(False))
+    """Whether a device's type names CUDA: false for a device written as the CPU
+    (``torch.device("cpu").type``), else true exactly when a GPU is used (as
+    ``torch.cuda.is_available()`` is). The device is not evaluated: such tests are common in
+    model code, and following every device there costs more than it tells."""
+    device = value.args[1].base
+    if type(device) is Call:
+        site = resolver.project.call(SiteRef(ctx.module, device.index))
+        if last_name(site.func) == "device" and len(site.args) == 1 and type(site.args[0]) is Const:
+            return one(Lit(device_kind(Lit(site.args[0].value)) != "cpu"))
     return one(Lit(True))
 
 
