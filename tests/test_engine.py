@@ -6,6 +6,8 @@ import textwrap
 
 import pytest
 
+from .conftest import FIXTURES
+
 LOOP = """
 def main():
     for batch in loader:
@@ -239,3 +241,33 @@ def test_columns_count_characters_not_bytes(lint_snippet, tmp_path):
 
     findings = engine.run([str(path)], config.Settings(root=str(tmp_path), select=["DSL"])).findings
     assert [(f.row, f.col) for f in findings] == [(4, code.splitlines()[3].index("persistent") + 1)]
+
+
+def test_a_boundary_model_is_freed_without_the_cyclic_collector(monkeypatch):
+    """A run pauses the cyclic garbage collector, so whatever the resolver refers to must not
+    refer back to it: one boundary's model (the resolver and its memo, hundreds of MB on a
+    large project) is freed by reference counting as soon as its rules have run."""
+    import gc
+    import weakref
+
+    from dslint import api
+    from dslint.model import resolver as resolver_module
+
+    made = []
+    original = resolver_module.Resolver.__init__
+
+    def remember(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        made.append(weakref.ref(self))
+
+    monkeypatch.setattr(resolver_module.Resolver, "__init__", remember)
+    fixture = str(FIXTURES / "libraries" / "ignite_project")
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        findings = api.lint_paths([fixture], select=("DSL",), cache=False)
+        assert findings, "the fixture's findings need the engines index the resolver holds"
+        assert made and all(ref() is None for ref in made)
+    finally:
+        if collecting:
+            gc.enable()
