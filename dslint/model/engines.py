@@ -10,7 +10,7 @@ function itself (what the rules ask of batches: copies to the device, tensors ke
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from ..analysis.summary import FunctionSummary, Param
 from ..analysis.values import Attr, Imported, Name, Starred, last_name
@@ -73,8 +73,9 @@ class Engines:
         return join(parts) if parts else None
 
     def supervised_runs(self) -> List[SupervisedRun]:
-        """The runs of engines made by ``create_supervised_trainer``/``_evaluator`` of the
-        installed ignite (in ignite's own tree, its code is followed instead)."""
+        """The runs of engines made by ``create_supervised_trainer``/``_evaluator``: of the
+        installed ignite, or of ignite's own tree (by dotted name), whose engine is built
+        inside the factory (the run's engine was made in the context of the factory's call)."""
         if self._supervised is None:
             self._supervised = []
             project = self.resolver.project
@@ -83,15 +84,20 @@ class Engines:
                 for ref in project.calls_named(name):
                     site = project.call(ref)
                     ctx = self.resolver.context(ref.module, site.scope)
-                    if any(isinstance(f.obj, Ext) and f.obj.qualname in SUPERVISED
-                           for f in self.resolver.eval(site.func, ctx)):
+                    if any(self._supervised_factory(f.obj) for f in self.resolver.eval(site.func, ctx)):
                         made.add(ref)
-            for run, engine in self._run_calls(self._ignite_modules() | {ref.module for ref in made}):
-                if engine in made:
+            for run, engine, within in self._run_calls(self._ignite_modules() | {ref.module for ref in made}):
+                factory = engine if engine in made else next((call for call in within if call in made), None)
+                if factory is not None:
                     site = project.call(run)
                     ctx = self.resolver.context(run.module, site.scope)
-                    self._supervised.append(SupervisedRun(engine, run, self.resolver.eval(site.args[0], ctx)))
+                    self._supervised.append(SupervisedRun(factory, run, self.resolver.eval(site.args[0], ctx)))
         return self._supervised
+
+    def _supervised_factory(self, obj) -> bool:
+        from .loaders import library_name
+
+        return isinstance(obj, (Ext, Func)) and library_name(self.resolver, obj) in SUPERVISED
 
     def runs(self) -> List[SupervisedRun]:
         """Every ``run`` of an ignite engine the project makes, with what it iterates: of
@@ -139,7 +145,8 @@ class Engines:
         return self._importing
 
     def _run_calls(self, modules):
-        """(``x.run(data, ...)`` call, the construction site of ``x``) in ``modules``."""
+        """(``x.run(data, ...)`` call, the construction site of ``x``, the calls it was made
+        within) in ``modules``."""
         project = self.resolver.project
         for ref in project.calls_named("run") if modules else ():
             site = project.call(ref)
@@ -149,7 +156,7 @@ class Engines:
             ctx = self.resolver.context(ref.module, site.scope)
             for found in self.resolver.eval(site.func.base, ctx):
                 if isinstance(found.obj, Inst) and found.obj.site is not None:
-                    yield ref, found.obj.site
+                    yield ref, found.obj.site, _calls_within(found.obj.ctx)
 
     def _engines_of(self) -> Dict[Func, List[SiteRef]]:
         if self._processed is None:
@@ -177,7 +184,7 @@ class Engines:
         if self._runs is None:
             self._runs = {}
             engines = {ref for refs in self._engines_of().values() for ref in refs}
-            for run, engine in self._run_calls(self._ignite_modules() | {ref.module for ref in engines}):
+            for run, engine, _ in self._run_calls(self._ignite_modules() | {ref.module for ref in engines}):
                 if engine in engines:
                     self._runs.setdefault(engine, []).append(run)
         return self._runs
@@ -200,3 +207,13 @@ class Engines:
         if isinstance(obj, Cls):
             return any(library_name(self.resolver, base) in ENGINE_CLASSES for base in self.resolver.mro(obj))
         return False
+
+
+def _calls_within(ctx) -> Tuple[SiteRef, ...]:
+    """The calls whose execution an object was made in (its context's call chain)."""
+    out = []
+    while ctx is not None:
+        if ctx.call is not None:
+            out.append(ctx.call)
+        ctx = ctx.caller
+    return tuple(out)
