@@ -2203,7 +2203,8 @@ class Model:
 
     def worker_runs(self) -> List[Tuple[object, Optional[loader_facts.Workers], WorkerFunction]]:
         """(loader, its workers, function) for every function worker processes may run;
-        loader None for the datasets no loader of the project uses (library code)."""
+        loader None for the datasets no loader of the project uses (library code), and for
+        the callables set on a loader the caller gives (``set_on_given_loaders``)."""
         found = getattr(self, "_worker_runs", None)
         if found is not None:
             return found
@@ -2216,6 +2217,9 @@ class Model:
                 found.append((loader, workers, function))
         for dataset in self.datasets_without_loader():
             for function in self.worker_closure(self.dataset_entries(dataset, ())):
+                found.append((None, None, function))
+        for obj, role, trail in self.set_on_given_loaders():  # a caller's loader: workers unknown
+            for function in self.worker_closure(self.callable_entries(obj, role, trail)):
                 found.append((None, None, function))
         self._worker_runs = found
         return found
