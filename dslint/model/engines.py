@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from ..analysis.summary import FunctionSummary, Param
 from ..analysis.values import Attr, Imported, Name, Starred, last_name
+from .loaders import library_name
 from .objects import Cls, Ext, Func, Inst, Results, SiteRef, Step, extend, join
 from .project import sites_in_scope
 
@@ -29,9 +30,8 @@ BATCH_POSITION = 1  # ``process_function(engine, batch)``
 SUPERVISED = frozenset({"ignite.engine.create_supervised_trainer", "ignite.engine.create_supervised_evaluator"})
 
 
-class SupervisedRun(NamedTuple):
-    """A ``run`` of an engine (one ignite builds with its own copying process function, for
-    ``supervised_runs``)."""
+class EngineRun(NamedTuple):
+    """A ``run`` of an ignite engine over the data it is given."""
 
     made: SiteRef  # the engine's construction (``Engine(...)``, ``create_supervised_*(...)``)
     run: SiteRef
@@ -49,7 +49,7 @@ class Engines:
         self.resolver = weakref.proxy(resolver)
         self._processed: Optional[Dict[Func, List[SiteRef]]] = None
         self._runs: Optional[Dict[SiteRef, List[SiteRef]]] = None
-        self._supervised: Optional[List[SupervisedRun]] = None
+        self._supervised: Optional[List[EngineRun]] = None
         self._deterministic: set = set()  # constructions of a ``DeterministicEngine``
         self._importing: Optional[set] = None
 
@@ -72,7 +72,7 @@ class Engines:
                     parts.append(extend(self.resolver.iterate(data), step))
         return join(parts) if parts else None
 
-    def supervised_runs(self) -> List[SupervisedRun]:
+    def supervised_runs(self) -> List[EngineRun]:
         """The runs of engines made by ``create_supervised_trainer``/``_evaluator``: of the
         installed ignite, or of ignite's own tree (by dotted name), whose engine is built
         inside the factory (the run's engine was made in the context of the factory's call)."""
@@ -91,15 +91,13 @@ class Engines:
                 if factory is not None:
                     site = project.call(run)
                     ctx = self.resolver.context(run.module, site.scope)
-                    self._supervised.append(SupervisedRun(factory, run, self.resolver.eval(site.args[0], ctx)))
+                    self._supervised.append(EngineRun(factory, run, self.resolver.eval(site.args[0], ctx)))
         return self._supervised
 
     def _supervised_factory(self, obj) -> bool:
-        from .loaders import library_name
-
         return isinstance(obj, (Ext, Func)) and library_name(self.resolver, obj) in SUPERVISED
 
-    def runs(self) -> List[SupervisedRun]:
+    def runs(self) -> List[EngineRun]:
         """Every ``run`` of an ignite engine the project makes, with what it iterates: of
         ``Engine(process_function)`` and of ``create_supervised_*`` engines."""
         out = list(self.supervised_runs())
@@ -108,7 +106,7 @@ class Engines:
             for run in refs:
                 site = project.call(run)
                 ctx = self.resolver.context(run.module, site.scope)
-                out.append(SupervisedRun(engine, run, self.resolver.eval(site.args[0], ctx),
+                out.append(EngineRun(engine, run, self.resolver.eval(site.args[0], ctx),
                                          engine in self._deterministic))
         return out
 
@@ -116,7 +114,7 @@ class Engines:
         """The process functions given to the engine constructed at ``engine``."""
         return [func for func, sites in self._engines_of().items() if engine in sites]
 
-    def trains(self, run: SupervisedRun) -> bool:
+    def trains(self, run: EngineRun) -> bool:
         """The engine's run trains: an engine of ``create_supervised_trainer``, or one whose
         process function calls ``backward()`` or an optimizer's ``step()`` itself."""
         project = self.resolver.project
@@ -192,16 +190,12 @@ class Engines:
     def _reseeds(self, obj) -> bool:
         """ignite's ``DeterministicEngine`` (or a subclass): it reseeds before every epoch and
         relies on workers started anew to carry the new seeds."""
-        from .loaders import library_name
-
         bases = [obj] if isinstance(obj, Ext) else list(self.resolver.mro(obj)) if isinstance(obj, Cls) else []
         return any((library_name(self.resolver, base) or "").endswith("DeterministicEngine") for base in bases)
 
     def _is_engine_class(self, obj) -> bool:
         """ignite's engine classes, installed or in ignite's own tree (by dotted name), and a
         project subclass of one."""
-        from .loaders import library_name
-
         if isinstance(obj, Ext):
             return obj.qualname in ENGINE_CLASSES
         if isinstance(obj, Cls):
