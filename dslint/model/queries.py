@@ -277,10 +277,18 @@ CUSTOM_PICKLING = ("__getstate__", "__reduce__", "__reduce_ex__")
 MAX_CALLABLE_NESTING = 5  # containers and library wrappers followed into a callable
 
 
-def _dispatches(call: CallSite, loop) -> bool:
-    """``for cb in self.callbacks: cb.on_train_start(self)``: the loop calls the method once on
-    each of its elements, not the same object's again and again."""
-    return isinstance(call.func, Attr) and loop.target is not None and root_name(call.func.base) == loop.target
+def _dispatches(call: CallSite, loop, summary=None) -> bool:
+    """``for cb in self.callbacks: cb.on_train_start(self)`` (or ``getattr(cb, hook)(self)``,
+    with the module's ``summary``): the loop calls the method once on each of its elements,
+    not the same object's again and again."""
+    if loop.target is None:
+        return False
+    if isinstance(call.func, Attr):
+        return root_name(call.func.base) == loop.target
+    if type(call.func) is Call and summary is not None:
+        lookup = summary.calls[call.func.index]
+        return last_name(lookup.func) == "getattr" and bool(lookup.args) and root_name(lookup.args[0]) == loop.target
+    return False
 
 
 class WorkerFunction(NamedTuple):
@@ -764,7 +772,7 @@ class Model:
                         continue  # this caller hands the function another iterable: not this loader's path
                     step = Step(site.module, call.span, note)
                     found = self._enclosing_loop(site.module, call.loop)
-                    while found is not None and _dispatches(call, found[1]):
+                    while found is not None and _dispatches(call, found[1], self.project.summary(site.module)):
                         found = self._enclosing_loop(site.module, found[1].parent)
                     if found is not None:
                         index, loop = found
@@ -1235,10 +1243,7 @@ class Model:
                 if attr in reads and (store.attr != "[]" or self._process_local(obj, attr)):
                     found.append(DatasetChange(module, store.span, obj, attr, True, trail))
         for _, site in self._calls_between(module, scope, first, last):
-            if not isinstance(site.func, Attr):
-                continue
-            for obj, reads in self._state_objects(site.func.base, ctx, state):
-                method = self.resolver.method(obj.cls, site.func.name)
+            for obj, reads, method in self._state_methods(site, ctx, state):
                 for attr, store, via in self._assigned_by(method, obj):
                     if attr in reads and (store[1].attr != "[]" or self._process_local(obj, attr)):
                         how = "changed in place" if store[1].attr == "[]" else "assigned"
@@ -1267,6 +1272,24 @@ class Model:
         return bool(values) and all(
             (type(f.obj) is Container and f.obj.kind in ("list", "dict"))
             or (type(f.obj) is Inst and type(f.obj.cls) is Ext and f.obj.cls.qualname in LOCAL_ARRAYS) for f in values)
+
+    def _state_methods(self, site: CallSite, ctx: Ctx, state) -> List[Tuple[Inst, Set[str], Optional[Func]]]:
+        """(object of ``state``, what the workers read of it, the method called) for a call of
+        one of its methods: ``dataset.set_epoch(e)``, or one looked up by name first
+        (``set_epoch = getattr(dataset, "set_epoch", None)`` ... ``set_epoch(e)``)."""
+        if isinstance(site.func, Attr):
+            return [(obj, reads, self.resolver.method(obj.cls, site.func.name))
+                    for obj, reads in self._state_objects(site.func.base, ctx, state)]
+        if type(site.func) is not Name:
+            return []
+        out = []
+        for found in self.resolver.eval(site.func, ctx):
+            bound = found.obj
+            own = bound.self_obj if isinstance(bound, Bound) else None
+            if isinstance(own, Inst) and (own.cls, own.site) in state:
+                obj, reads = state[(own.cls, own.site)]
+                out.append((obj, reads, bound.func))
+        return out
 
     def _state_objects(self, value, ctx: Ctx, state) -> List[Tuple[Inst, Set[str]]]:
         """The objects of ``state`` (see ``worker_state``) that ``value`` may be."""

@@ -291,6 +291,7 @@ class Resolver:
         self._super_sites: Optional[Dict[SiteRef, Inst]] = None
         self._launchers: Dict[SiteRef, Optional[str]] = {}
         self._launched: Optional[Dict[Func, List[SiteRef]]] = None
+        self._dispatched: Optional[Dict[str, List[SiteRef]]] = None  # method name → ``getattr(o, p)(...)`` sites
         self._partials: Optional[Dict[Func, List[SiteRef]]] = None
         self._overrides: Dict[tuple, tuple] = {}
         self._item_stores: Dict[str, Dict[int, list]] = {}
@@ -1166,6 +1167,8 @@ class Resolver:
                 for heir in self._inheriting_names(name):  # ``SegTrainer(cfg)`` runs ``BaseTrainer.__init__``
                     refs.extend(self.project.calls_named(heir))
             refs = self.project.calls_named(name) + refs if name else refs
+            if owner is not None and name:  # ``getattr(hook, fn_name)(self, **kwargs)`` given this name
+                refs = refs + self._dispatch_sites(name)
             if owner is None or function.name == "setup":  # ``setup(self, config)`` of a class trainable
                 launched = self._launch_sites(func if owner is None else owner)
                 result.extend((ref, None) for ref in launched[:MAX_CALLERS])
@@ -1370,7 +1373,43 @@ class Resolver:
         for found in self.eval(site.func, ctx):
             if found.obj == func:
                 return None
+            if isinstance(found.obj, Bound) and found.obj.func == func:  # a method looked up by name
+                return found.obj.self_obj
         return False
+
+    def _dispatch_sites(self, name: str) -> List[SiteRef]:
+        """The calls of a method looked up by a name a dispatcher is given: in
+        ``def call_hook(self, fn_name, **kwargs)``, ``getattr(hook, fn_name)(self, **kwargs)``
+        calls the method ``name`` of each hook when some call of ``call_hook`` passes the
+        literal ``name`` (mmengine's runner, a trainer's ``_call("on_epoch_start", epoch)``).
+        Indexed once per run."""
+        if self._dispatched is None:
+            self._dispatched = {}
+            for ref in self.project.calls_named("getattr"):
+                lookup = self.project.call(ref)
+                if len(lookup.args) < 2 or type(lookup.args[1]) is not Name or not lookup.scope:
+                    continue
+                function = self.project.function(ref.module, lookup.scope)
+                if function is None or not any(p.name == lookup.args[1].id for p in function.params):
+                    continue
+                outer = [index for index in sites_in_scope(self.project, ref.module, lookup.scope)
+                         if self.project.summary(ref.module).calls[index].func == Call(ref.index)]
+                if not outer:
+                    continue
+                for given in self._literal_arguments(Func(ref.module, lookup.scope), function, lookup.args[1].id):
+                    for index in outer:
+                        self._dispatched.setdefault(given, []).append(SiteRef(ref.module, index))
+        return self._dispatched.get(name, [])
+
+    def _literal_arguments(self, func: Func, function: FunctionSummary, param: str) -> List[str]:
+        """The literal strings the callers of ``func`` pass as its parameter ``param``."""
+        out: List[str] = []
+        for site, own in self.callers(func):
+            call_site = self.project.call(site)
+            bound = Ctx(func.module, function.qualname, site, self.context(site.module, call_site.scope), own)
+            names = literal_choices(self.param(function, param, bound), str)
+            out.extend(name for name in names or () if name not in out)
+        return out
 
     def super_inits(self, owner: Cls) -> List[Tuple[SiteRef, Inst]]:
         """The ``super().__init__(...)`` sites that may reach ``owner.__init__``, each with the
@@ -1609,8 +1648,10 @@ class Resolver:
         return store.kind == "assign" and store.attr != "[]" and not self._on_own_self(module, store)
 
     def _on_own_self(self, module: str, store) -> bool:
+        """A store on the method's own ``self`` (a static method's first parameter is not one)."""
         function = self.project.function(module, store.scope) if store.scope else None
         return (function is not None and function.scope_kind == "class" and bool(function.params)
+                and not self._is_static(function)
                 and isinstance(store.target, Name) and store.target.id == function.params[0].name)
 
     def _local_root(self, module: str, store) -> bool:
