@@ -301,6 +301,9 @@ PROCESS_TARGETS = {
     "torch.multiprocessing.start_processes": (0, "fn"), "torch.multiprocessing.spawn.start_processes": (0, "fn"),
     "multiprocessing.Process": (1, "target"), "multiprocessing.process.Process": (1, "target"),
     "multiprocessing.context.Process": (1, "target"), "torch.multiprocessing.Process": (1, "target"),
+    # ignite 0.5 distributed/launcher.py: ``Parallel(nproc_per_node=n).run(func, *args)`` spawns
+    # ``func(local_rank, *args)`` in each process (torch's start_processes, start method spawn)
+    "ignite.distributed.Parallel().run": (0, "func"), "ignite.distributed.launcher.Parallel().run": (0, "func"),
 }
 # How a process starter calls its target: where its argument tuple is given (position,
 # keyword) and how many arguments it passes before that tuple's items (torch's spawn passes
@@ -310,6 +313,8 @@ LAUNCHED_ARGUMENTS = {
     "torch.multiprocessing.start_processes": (1, "args", 1), "torch.multiprocessing.spawn.start_processes": (1, "args", 1),
     "multiprocessing.Process": (3, "args", 0), "multiprocessing.process.Process": (3, "args", 0),
     "multiprocessing.context.Process": (3, "args", 0), "torch.multiprocessing.Process": (3, "args", 0),
+    # the arguments after the function, one by one (keyword None): ``func(local_rank, *args)``
+    "ignite.distributed.Parallel().run": (1, None, 1), "ignite.distributed.launcher.Parallel().run": (1, None, 1),
 }
 # Hyperparameter-search drivers that call a trainable with each trial's config: where the
 # trainable is given (position, keyword), and the keyword of the config. A function trainable

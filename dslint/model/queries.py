@@ -86,6 +86,7 @@ HIGHER_ORDER_CALLS = frozenset({"map", "imap", "imap_unordered", "starmap", "map
 HANDOFF_DEPTH = 2  # calls from the code holding a loader to a module it hands the loader or its batches to
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
 STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})  # Lightning: per batch
+IGNITE_PARALLEL = frozenset({"ignite.distributed.Parallel", "ignite.distributed.launcher.Parallel"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
 
 
@@ -2392,6 +2393,8 @@ class Model:
                             return f"calls `{matched}(...).{name}()`, which starts DataLoader workers"
         if datasets_pool(self, site, ctx):  # spawned pool processes import the main module too
             return f"calls `.{name}(num_proc=...)` of a `datasets` dataset, which starts a process pool"
+        if name == "run" and isinstance(site.func, Attr) and self._spawning_parallel(site.func.base, ctx):
+            return "calls `idist.Parallel(nproc_per_node=...).run()`, which spawns a process per device"
         if name in PROCESS_STARTERS_LAST:
             here = SiteRef(module, index)
             for found in self.resolver.eval(site.func, ctx):
@@ -2399,6 +2402,18 @@ class Model:
                 if without_context(qualname) in PROCESS_STARTERS and not self.forks(here, qualname, ctx):
                     return f"calls `{qualname}`"
         return None
+
+    def _spawning_parallel(self, value, ctx: Ctx) -> bool:
+        """``value`` is an ignite ``Parallel`` told ``nproc_per_node``: its ``run`` spawns the
+        processes itself (without it, a launcher such as torchrun started them)."""
+        for found in self.resolver.eval(value, ctx):
+            obj = found.obj
+            if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.site is not None \
+                    and obj.cls.qualname in IGNITE_PARALLEL:
+                given = self.resolver.keyword_at(obj.site, obj.ctx or ctx, "nproc_per_node")
+                if given and not any(type(f.obj) is Lit and f.obj.value is None for f in given):
+                    return True
+        return False
 
     def _told_no_workers(self, site: CallSite, ctx: Ctx) -> bool:
         """An entry point given zero workers (``model.val(data=..., workers=0)``): its loaders

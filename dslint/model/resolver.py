@@ -157,6 +157,12 @@ def _tune_run(func) -> bool:
     return type(func) is Attr and last_name(func.base) == "tune"
 
 
+def _parallel_run(func) -> bool:
+    """``parallel.run(...)``, ``idist.Parallel(...).run(...)``: the calls named ``run`` that may be
+    ignite's launcher."""
+    return type(func) is Attr and (type(func.base) is Call or "parallel" in (last_name(func.base) or "").lower())
+
+
 def click_name(site) -> Optional[str]:
     """The parameter a ``click.option``/``click.argument`` fills: a declaration without dashes
     names it, else the longest ``--flag`` (dashes to underscores, lower case)."""
@@ -1199,7 +1205,8 @@ class Resolver:
             self._launched = {}  # indexed once per run: target function (or trainable class) → the sites starting it
             for name in sorted(LAUNCHING_NAMES | TRIAL_RUNNER_NAMES):
                 for ref in self.project.calls_named(name):
-                    if name == "run" and not _tune_run(self.project.call(ref).func):
+                    if name == "run" and not _tune_run(self.project.call(ref).func) \
+                            and not _parallel_run(self.project.call(ref).func):
                         continue  # ``trainer.run(...)``: not looked at
                     launcher = self.launcher(ref)
                     if launcher is None:
@@ -1238,6 +1245,13 @@ class Resolver:
         where, keyword, injected = LAUNCHED_ARGUMENTS[launcher]
         if position < injected:
             return UNKNOWN_RESULT  # the index of the process
+        if keyword is None:  # the arguments after the function, one by one (ignite's ``run(func, *args)``)
+            at = where + position - injected
+            if any(type(arg) is Starred for arg in site.args[:at + 1]) or at >= len(site.args):
+                return None if at >= len(site.args) and not any(type(a) is Starred for a in site.args) else UNKNOWN_RESULT
+            caller = caller or self.context(ref.module, site.scope)
+            step = Step(ref.module, site.arg_spans[at], f"passed as `{param.name}` by `{launcher.rsplit('.', 1)[1]}`")
+            return extend(self.eval(site.args[at], caller), step)
         spans = dict(zip((k for k, _ in site.keywords), site.keyword_spans))
         value, span = dict((k, v) for k, v in site.keywords if k).get(keyword), spans.get(keyword)
         if value is None and len(site.args) > where and type(site.args[where]) is not Starred:
