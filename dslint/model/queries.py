@@ -785,6 +785,18 @@ class Model:
             frontier = next_frontier
         return by_parameter
 
+    def _converts_parameter(self, iteration: Iteration) -> bool:
+        """The iterating call (``list(generator)``) takes a parameter of its function, or a
+        generator over one (``generator = (f(x) for x in data)``)."""
+        function = self.project.function(iteration.module, iteration.scope) if iteration.scope else None
+        summary = self.project.summary(iteration.module)
+        if function is None or iteration.call is None or not summary.calls[iteration.call].args:
+            return False
+        source = summary.calls[iteration.call].args[0]
+        if type(source) is Name and not any(p.name == source.id for p in function.params):
+            return False
+        return _parameter_named(summary, function, source) is not None
+
     def _loader_parameter(self, iteration: Iteration) -> Optional[str]:
         """The parameter of the iterating function the loop's iterable is (``for obj in
         iterable``, also through ``enumerate(iterable)``): the loader arrives through it."""
@@ -2437,9 +2449,15 @@ class Model:
 
     def starts_workers(self, func: Func) -> Optional[Tuple[str, Trail]]:
         """Why calling ``func`` starts worker processes (iterates a loader with workers,
-        starts a pool or a trainer), directly or through what it calls."""
+        starts a pool or a trainer), directly or through what it calls. Further down, a
+        generic helper turning what its caller hands it into a list or tuple
+        (``type(obj)(*list(generator))``) counts only as ``func`` itself: which loader may
+        reach such a helper depends on its callers, not on this chain."""
+        own = self._direct_start(func.module, func.qualname)
+        if own is not None:
+            return own
         memo = self.__dict__.setdefault("_starts", {})
-        found = self.through_calls(func, lambda f: self._direct_start(f.module, f.qualname), memo)
+        found = self.through_calls(func, lambda f: self._direct_start(f.module, f.qualname, nested=True), memo)
         if found is None:
             return None
         (reason, trail), names, steps = found
@@ -2468,9 +2486,13 @@ class Model:
         memo[func] = result
         return result
 
-    def _direct_start(self, module: str, scope: str) -> Optional[Tuple[str, Trail]]:
+    def _direct_start(self, module: str, scope: str, nested: bool = False) -> Optional[Tuple[str, Trail]]:
+        """Why ``scope`` itself starts workers (``nested``: reached through calls, where its
+        conversions of a parameter to a list do not count)."""
         for iteration in self.iterations():
             if iteration.module != module or iteration.scope != scope:
+                continue
+            if nested and iteration.loop is None and self._converts_parameter(iteration):
                 continue
             workers = self.workers(iteration.loader)
             if workers.processes:

@@ -298,6 +298,7 @@ class Resolver:
         self._launchers: Dict[SiteRef, Optional[str]] = {}
         self._launched: Optional[Dict[Func, List[SiteRef]]] = None
         self._dispatched: Optional[Dict[str, List[SiteRef]]] = None  # method name → ``getattr(o, p)(...)`` sites
+        self._dispatcher_scopes: Optional[Set[Tuple[str, str]]] = None
         self._partials: Optional[Dict[Func, List[SiteRef]]] = None
         self._overrides: Dict[tuple, tuple] = {}
         self._item_stores: Dict[str, Dict[int, list]] = {}
@@ -408,11 +409,17 @@ class Resolver:
     def _loop_items(self, found: Found, ctx: Ctx) -> Results:
         """What a loop variable takes from ``found``: what iterating gives, and for a list
         built in another function, what that function appended to it too (a transform
-        pipeline's ``ops.append(Normalize(...))`` that ``for t in self.transforms:`` calls).
+        pipeline's ``ops.append(Normalize(...))`` that ``for t in self.transforms:`` calls),
+        and, in a dispatcher calling a method by name on each element (``getattr(hook,
+        fn_name)(...)``), what the class's other methods append to the attribute holding it (a
+        runner's ``register_hook(hook)`` doing ``self._hooks.append(hook)``). Elsewhere the
+        appends of every instance of a class would mix (one pipeline's stages in another's).
         A list filled in the loop's own function keeps to its display: it may be filled from
         the loop itself."""
         obj = found.obj
         if type(obj) is Container and (obj.ctx.module, obj.ctx.scope) != (ctx.module, ctx.scope):
+            if type(obj.value) is Seq and obj.value.kind == "list" and (ctx.module, ctx.scope) in self._dispatchers():
+                return join([self._spread(found), self.appended(obj, attributes=True)])  # (``register_hook``)
             return self._spread(found)
         return self.iterate(found)
 
@@ -1390,6 +1397,22 @@ class Resolver:
             if isinstance(found.obj, Bound) and found.obj.func == func:  # a method looked up by name
                 return found.obj.self_obj
         return False
+
+    def _dispatchers(self) -> Set[Tuple[str, str]]:
+        """(module, scope) of the functions that call a method looked up by a name they are
+        given (``getattr(hook, fn_name)(...)``, ``fn_name`` a parameter)."""
+        if self._dispatcher_scopes is None:
+            self._dispatcher_scopes = set()
+            for ref in self.project.calls_named("getattr"):
+                lookup = self.project.call(ref)
+                if len(lookup.args) < 2 or type(lookup.args[1]) is not Name or not lookup.scope:
+                    continue
+                function = self.project.function(ref.module, lookup.scope)
+                if function is not None and any(p.name == lookup.args[1].id for p in function.params) and any(
+                        self.project.summary(ref.module).calls[index].func == Call(ref.index)
+                        for index in sites_in_scope(self.project, ref.module, lookup.scope)):
+                    self._dispatcher_scopes.add((ref.module, lookup.scope))
+        return self._dispatcher_scopes
 
     def _dispatch_sites(self, name: str) -> List[SiteRef]:
         """The calls of a method looked up by a name a dispatcher is given: in
