@@ -12,7 +12,8 @@ from typing import Iterator, Set
 from ..analysis.values import Call, Name, last_name
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.objects import Inst, Lit, Step
+from ..model.engines import calls_within
+from ..model.objects import Func, Inst, Lit, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -51,17 +52,25 @@ def check(model: Model) -> Iterator[Finding]:
 
 def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
     """A loader an ignite engine runs over for more than one epoch
-    (``trainer.run(loader, max_epochs=10)``): the engine iterates it anew every epoch. Not for
-    a ``DeterministicEngine``, whose reproducible seeds need workers started anew."""
-    for run in model.resolver.engines.runs():
+    (``trainer.run(loader, max_epochs=10)``): the engine iterates it anew every epoch; or one
+    an engine runs over in a handler of another engine's epochs (``evaluator.run(val_loader)``
+    in ``@trainer.on(Events.EPOCH_COMPLETED)``). Not for a ``DeterministicEngine``, whose
+    reproducible seeds need workers started anew."""
+    engines = model.resolver.engines
+    runs = engines.runs()
+    several = {run.made: epochs for run in runs for epochs in [_epochs(model, run)] if epochs}
+    handlers = engines.epoch_handlers()
+    for run in runs:
         if run.reseeds:
             continue  # ``DeterministicEngine`` reseeds each epoch: fresh workers carry the seeds
         site = model.project.call(run.run)
-        ctx = model.resolver.context(run.run.module, site.scope)
-        epochs = model.resolver.keyword_at(run.run, ctx, "max_epochs", 1)
-        if not epochs or not all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1
-                                 for f in epochs):
-            continue
+        epochs = _epochs(model, run)
+        handled = None
+        if not epochs:
+            handled = _handled_each_epoch(model, run, handlers, several)
+            if handled is None:
+                continue
+            epochs = handled
         for found in run.data:
             loader = found.obj
             base = loaders.base_loader(loader) if isinstance(loader, Inst) and model.resolver.is_loader(loader) else None
@@ -73,13 +82,35 @@ def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
             reported.add(base)
             built = loaders.construction_step(model.resolver, loader)
             ran = Step(run.run.module, site.span, "the engine runs over it once per epoch here")
+            how = f"run by an ignite engine for {epochs[0].obj.value} epochs" if handled is None else \
+                f"run by an ignite engine in a handler of another engine's {epochs[0].obj.value} epochs"
             yield finding(
                 model, CODE, built.module, built.span,
-                f"DataLoader with positive workers is run by an ignite engine for "
-                f"{epochs[0].obj.value} epochs ({where(model, ran, built.module)}), which iterates it anew every "
-                f"epoch and restarts its workers each time: add `persistent_workers=True`",
+                f"DataLoader with positive workers is {how} ({where(model, ran, built.module)}), which iterates it "
+                f"anew every epoch and restarts its workers each time: add `persistent_workers=True`",
                 (ran,) + tuple(f.trail[-1] for f in epochs if f.trail)[:1] + tuple(workers.trail("positive")),
             )
+
+
+def _epochs(model: Model, run):
+    """The epochs a run is told, when a known number above 1 (``max_epochs=10``), else None."""
+    site = model.project.call(run.run)
+    ctx = model.resolver.context(run.run.module, site.scope)
+    epochs = model.resolver.keyword_at(run.run, ctx, "max_epochs", 1)
+    if epochs and all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1 for f in epochs):
+        return epochs
+    return None
+
+
+def _handled_each_epoch(model: Model, run, handlers, several):
+    """The epochs of the engine whose epoch handler makes ``run`` (the evaluator's run in the
+    trainer's ``EPOCH_COMPLETED`` handler), when that engine runs several; else None."""
+    scope = model.project.call(run.run).scope
+    for engine in handlers.get(Func(run.run.module, scope), ()) if scope else ():
+        for made in (engine.site, *calls_within(engine.ctx)):
+            if made in several:
+                return several[made]
+    return None
 
 
 def _framework_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:

@@ -13,7 +13,7 @@ import weakref
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
 from ..analysis.summary import FunctionSummary, Param
-from ..analysis.values import Attr, Imported, Name, Starred, last_name
+from ..analysis.values import Attr, Call, Imported, Name, Op, Starred, last_name
 from .loaders import library_name
 from .objects import Cls, Ext, Func, Inst, Results, SiteRef, Step, extend, join
 from .project import sites_in_scope
@@ -28,6 +28,9 @@ BATCH_POSITION = 1  # ``process_function(engine, batch)``
 # ignite 0.5 engine/__init__.py: engines whose own process function copies each batch to
 # ``device`` (when given) with ``non_blocking`` (default False)
 SUPERVISED = frozenset({"ignite.engine.create_supervised_trainer", "ignite.engine.create_supervised_evaluator"})
+
+
+EPOCH_EVENTS = frozenset({"EPOCH_STARTED", "EPOCH_COMPLETED"})  # ignite's ``Events`` fired once per epoch
 
 
 class EngineRun(NamedTuple):
@@ -52,6 +55,7 @@ class Engines:
         self._supervised: Optional[List[EngineRun]] = None
         self._deterministic: set = set()  # constructions of a ``DeterministicEngine``
         self._importing: Optional[set] = None
+        self._handlers: Optional[Dict[Func, List[object]]] = None
 
     def batches(self, func: Func, function: FunctionSummary, param: Param) -> Optional[Results]:
         """The batches ``param`` of ``func`` receives when ``func`` is an engine's process
@@ -110,6 +114,39 @@ class Engines:
                                          engine in self._deterministic))
         return out
 
+    def epoch_handlers(self) -> Dict[Func, List[object]]:
+        """Functions attached to an engine's epoch events, with the engine objects they are
+        attached to: ``@trainer.on(Events.EPOCH_COMPLETED)`` (also ``(every=n)``) and
+        ``trainer.add_event_handler(Events.EPOCH_STARTED, fn, ...)``. Indexed once per run."""
+        if self._handlers is None:
+            self._handlers = {}
+            project = self.resolver.project
+            for module in self._ignite_modules():
+                summary = project.summary(module)
+                for function in summary.functions.values():
+                    for decorator in function.decorators:
+                        if type(decorator) is Call:
+                            site = summary.calls[decorator.index]
+                            if type(site.func) is Attr and site.func.name == "on" and site.args \
+                                    and _epoch_event(summary, site.args[0]):
+                                self._attach(Func(module, function.qualname), site.func.base,
+                                             self.resolver.context(module, site.scope))
+                for ref in project.calls_named("add_event_handler"):
+                    site = project.call(ref)
+                    if ref.module != module or type(site.func) is not Attr or len(site.args) < 2 \
+                            or not _epoch_event(summary, site.args[0]):
+                        continue
+                    ctx = self.resolver.context(module, site.scope)
+                    for found in self.resolver.eval(site.args[1], ctx):
+                        if isinstance(found.obj, Func):
+                            self._attach(found.obj, site.func.base, ctx)
+        return self._handlers
+
+    def _attach(self, handler: Func, engine, ctx) -> None:
+        for found in self.resolver.eval(engine, ctx):
+            if isinstance(found.obj, Inst) and found.obj.site is not None:
+                self._handlers.setdefault(handler, []).append(found.obj)
+
     def process_functions(self, engine: SiteRef) -> List[Func]:
         """The process functions given to the engine constructed at ``engine``."""
         return [func for func, sites in self._engines_of().items() if engine in sites]
@@ -154,7 +191,7 @@ class Engines:
             ctx = self.resolver.context(ref.module, site.scope)
             for found in self.resolver.eval(site.func.base, ctx):
                 if isinstance(found.obj, Inst) and found.obj.site is not None:
-                    yield ref, found.obj.site, _calls_within(found.obj.ctx)
+                    yield ref, found.obj.site, calls_within(found.obj.ctx)
 
     def _engines_of(self) -> Dict[Func, List[SiteRef]]:
         if self._processed is None:
@@ -203,7 +240,7 @@ class Engines:
         return False
 
 
-def _calls_within(ctx) -> Tuple[SiteRef, ...]:
+def calls_within(ctx) -> Tuple[SiteRef, ...]:
     """The calls whose execution an object was made in (its context's call chain)."""
     out = []
     while ctx is not None:
@@ -211,3 +248,13 @@ def _calls_within(ctx) -> Tuple[SiteRef, ...]:
             out.append(ctx.call)
         ctx = ctx.caller
     return tuple(out)
+
+
+def _epoch_event(summary, value) -> bool:
+    """``Events.EPOCH_COMPLETED`` or ``Events.EPOCH_COMPLETED(every=2)`` as written (also one
+    of the events of ``Events.EPOCH_COMPLETED | Events.COMPLETED``)."""
+    if type(value) is Op and value.op == "|":
+        return any(_epoch_event(summary, part) for part in value.args)
+    if type(value) is Call:
+        value = summary.calls[value.index].func
+    return type(value) is Attr and value.name in EPOCH_EVENTS
