@@ -298,6 +298,7 @@ class Resolver:
         self._launchers: Dict[SiteRef, Optional[str]] = {}
         self._launched: Optional[Dict[Func, List[SiteRef]]] = None
         self._dispatched: Optional[Dict[str, List[SiteRef]]] = None  # method name → ``getattr(o, p)(...)`` sites
+        self._lookups: Optional[List[Tuple[SiteRef, FunctionSummary, str, List[int]]]] = None
         self._dispatcher_scopes: Optional[Set[Tuple[str, str]]] = None
         self._partials: Optional[Dict[Func, List[SiteRef]]] = None
         self._overrides: Dict[tuple, tuple] = {}
@@ -1254,8 +1255,10 @@ class Resolver:
             return UNKNOWN_RESULT  # the index of the process
         if keyword is None:  # the arguments after the function, one by one (ignite's ``run(func, *args)``)
             at = where + position - injected
-            if any(type(arg) is Starred for arg in site.args[:at + 1]) or at >= len(site.args):
-                return None if at >= len(site.args) and not any(type(a) is Starred for a in site.args) else UNKNOWN_RESULT
+            if any(type(arg) is Starred for arg in site.args[:at + 1]):
+                return UNKNOWN_RESULT  # ``run(func, *args)``: which one it is, is not known
+            if at >= len(site.args):
+                return None  # not given: the parameter's default
             caller = caller or self.context(ref.module, site.scope)
             step = Step(ref.module, site.arg_spans[at], f"passed as `{param.name}` by `{launcher.rsplit('.', 1)[1]}`")
             return extend(self.eval(site.args[at], caller), step)
@@ -1398,30 +1401,12 @@ class Resolver:
                 return found.obj.self_obj
         return False
 
-    def _dispatchers(self) -> Set[Tuple[str, str]]:
-        """(module, scope) of the functions that call a method looked up by a name they are
-        given (``getattr(hook, fn_name)(...)``, ``fn_name`` a parameter)."""
-        if self._dispatcher_scopes is None:
-            self._dispatcher_scopes = set()
-            for ref in self.project.calls_named("getattr"):
-                lookup = self.project.call(ref)
-                if len(lookup.args) < 2 or type(lookup.args[1]) is not Name or not lookup.scope:
-                    continue
-                function = self.project.function(ref.module, lookup.scope)
-                if function is not None and any(p.name == lookup.args[1].id for p in function.params) and any(
-                        self.project.summary(ref.module).calls[index].func == Call(ref.index)
-                        for index in sites_in_scope(self.project, ref.module, lookup.scope)):
-                    self._dispatcher_scopes.add((ref.module, lookup.scope))
-        return self._dispatcher_scopes
-
-    def _dispatch_sites(self, name: str) -> List[SiteRef]:
-        """The calls of a method looked up by a name a dispatcher is given: in
-        ``def call_hook(self, fn_name, **kwargs)``, ``getattr(hook, fn_name)(self, **kwargs)``
-        calls the method ``name`` of each hook when some call of ``call_hook`` passes the
-        literal ``name`` (mmengine's runner, a trainer's ``_call("on_epoch_start", epoch)``).
-        Indexed once per run."""
-        if self._dispatched is None:
-            self._dispatched = {}
+    def _name_lookups(self) -> List[Tuple[SiteRef, FunctionSummary, str, List[int]]]:
+        """Every ``getattr(o, p)(...)`` whose name ``p`` is a parameter of its function: the
+        ``getattr`` call, the function, ``p`` and the calls of the looked-up method (indexes in
+        the module's call table). Indexed once per run."""
+        if self._lookups is None:
+            self._lookups = []
             for ref in self.project.calls_named("getattr"):
                 lookup = self.project.call(ref)
                 if len(lookup.args) < 2 or type(lookup.args[1]) is not Name or not lookup.scope:
@@ -1429,11 +1414,29 @@ class Resolver:
                 function = self.project.function(ref.module, lookup.scope)
                 if function is None or not any(p.name == lookup.args[1].id for p in function.params):
                     continue
+                calls = self.project.summary(ref.module).calls
                 outer = [index for index in sites_in_scope(self.project, ref.module, lookup.scope)
-                         if self.project.summary(ref.module).calls[index].func == Call(ref.index)]
-                if not outer:
-                    continue
-                for given in self._literal_arguments(Func(ref.module, lookup.scope), function, lookup.args[1].id):
+                         if calls[index].func == Call(ref.index)]
+                if outer:
+                    self._lookups.append((ref, function, lookup.args[1].id, outer))
+        return self._lookups
+
+    def _dispatchers(self) -> Set[Tuple[str, str]]:
+        """(module, scope) of the functions that call a method looked up by a name they are
+        given (``getattr(hook, fn_name)(...)``, ``fn_name`` a parameter)."""
+        if self._dispatcher_scopes is None:
+            self._dispatcher_scopes = {(ref.module, function.qualname) for ref, function, _, _ in self._name_lookups()}
+        return self._dispatcher_scopes
+
+    def _dispatch_sites(self, name: str) -> List[SiteRef]:
+        """The calls of a method looked up by a name a dispatcher is given: in
+        ``def call_hook(self, fn_name, **kwargs)``, ``getattr(hook, fn_name)(self, **kwargs)``
+        calls the method ``name`` of each hook when some call of ``call_hook`` passes the
+        literal ``name`` (mmengine's runner, a trainer's ``_call("on_epoch_start", epoch)``)."""
+        if self._dispatched is None:
+            self._dispatched = {}
+            for ref, function, param, outer in self._name_lookups():
+                for given in self._literal_arguments(Func(ref.module, function.qualname), function, param):
                     for index in outer:
                         self._dispatched.setdefault(given, []).append(SiteRef(ref.module, index))
         return self._dispatched.get(name, [])
