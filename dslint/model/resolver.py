@@ -415,13 +415,17 @@ class Resolver:
         fn_name)(...)``), what the class's other methods append to the attribute holding it (a
         runner's ``register_hook(hook)`` doing ``self._hooks.append(hook)``). Elsewhere the
         appends of every instance of a class would mix (one pipeline's stages in another's).
-        A list filled in the loop's own function keeps to its display: it may be filled from
-        the loop itself."""
+        A list filled in the loop's own function keeps to its display and what is appended to
+        it outside any loop: one filled in a loop may be filled from the loop itself."""
         obj = found.obj
         if type(obj) is Container and (obj.ctx.module, obj.ctx.scope) != (ctx.module, ctx.scope):
             if type(obj.value) is Seq and obj.value.kind == "list" and (ctx.module, ctx.scope) in self._dispatchers():
                 return join([self._spread(found), self.appended(obj, attributes=True)])  # (``register_hook``)
             return self._spread(found)
+        if type(obj) is Container and type(obj.value) is Seq and obj.value.kind == "list":
+            # what the function appends outside any loop (``candidates.append(...)`` before the
+            # comprehension over them); appends in a loop may be the loop's own
+            return join([self.iterate(found), self.appended(obj, straight=True)])
         return self.iterate(found)
 
     def _enumerated_item(self, value: Part, ctx: Ctx) -> Optional[Results]:
@@ -2432,14 +2436,15 @@ class Resolver:
             return self.container_values(obj)
         return self.iterate(found)
 
-    def appended(self, container: Container, in_loops: bool = False, attributes: bool = False) -> Results:
+    def appended(self, container: Container, in_loops: bool = False, attributes: bool = False,
+                 straight: bool = False) -> Results:
         """Values ``append``/``extend``/``insert`` add to a list display held by a local name of
         its function, or (not ``in_loops``, or ``attributes``) by an attribute it stores the
         display in (``self.ops = []`` ... ``self.ops.append(f)``); ``in_loops``: only the calls
         made in a loop, one element per pass. Memoised: asked again for every evaluation of a
         loop over the list (a cycle through it answers unknown)."""
-        return memoised(self._appended, (container, in_loops, attributes), self._appended_to, container, in_loops,
-                        attributes)
+        return memoised(self._appended, (container, in_loops, attributes, straight), self._appended_to, container,
+                        in_loops, attributes, straight)
 
     def _display_names(self, module: str, function: FunctionSummary) -> Dict[int, Set[str]]:
         """id of a list display → the local names of ``function`` bound to it (``ops = []``,
@@ -2455,7 +2460,7 @@ class Resolver:
                             found.setdefault(id(value), set()).add(name)
         return found
 
-    def _appended_to(self, container: Container, in_loops: bool, attributes: bool) -> Results:
+    def _appended_to(self, container: Container, in_loops: bool, attributes: bool, straight: bool = False) -> Results:
         ctx = container.ctx
         function = self.project.function(ctx.module, ctx.scope) if ctx.scope else None
         if function is None or not isinstance(container.value, Seq) or container.value.kind != "list":
@@ -2480,7 +2485,8 @@ class Resolver:
                 site = summary.calls[index]
                 func = site.func
                 if not (isinstance(func, Attr) and func.name in ("append", "extend", "insert") and site.args
-                        and (site.loop >= 0 or not in_loops or scope != ctx.scope)):
+                        and (site.loop >= 0 or not in_loops or scope != ctx.scope)
+                        and not (straight and site.loop >= 0)):
                     continue
                 base = func.base
                 if not ((type(base) is Name and base.id in local) or
