@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 from ..analysis.summary import FunctionSummary, Param
 from ..analysis.values import Attr, Call, Imported, Name, Op, Starred, last_name
 from .loaders import library_name
-from .objects import Cls, Ext, Func, Inst, Results, SiteRef, Step, extend, join
+from .objects import Bound, Cls, Ext, Func, Inst, Results, SiteRef, Step, extend, join
 from .project import sites_in_scope
 
 if TYPE_CHECKING:
@@ -147,6 +147,10 @@ class Engines:
             if isinstance(found.obj, Inst) and found.obj.site is not None:
                 self._handlers.setdefault(handler, []).append(found.obj)
 
+    def is_process_function(self, func: Func) -> bool:
+        """``func`` is given to an engine as its process function (called for every batch)."""
+        return func in self._engines_of()
+
     def process_functions(self, engine: SiteRef) -> List[Func]:
         """The process functions given to the engine constructed at ``engine``."""
         return [func for func, sites in self._engines_of().items() if engine in sites]
@@ -209,8 +213,9 @@ class Engines:
                     if any(self._reseeds(obj) for obj in classes):
                         self._deterministic.add(ref)
                     for found in self.resolver.eval(site.args[0], ctx):
-                        if isinstance(found.obj, Func):
-                            self._processed.setdefault(found.obj, []).append(ref)
+                        func = found.obj.func if isinstance(found.obj, Bound) else found.obj
+                        if isinstance(func, Func):  # ``Engine(self.train_step)``: the method
+                            self._processed.setdefault(func, []).append(ref)
         return self._processed
 
     def _runs_of(self) -> Dict[SiteRef, List[SiteRef]]:

@@ -996,9 +996,11 @@ class Model:
         return found
 
     def _step_hook(self, module: str, scope: str) -> Optional[Epochs]:
-        """A Lightning module's per-batch hook (``training_step``...): Lightning calls it for
-        every batch, like the body of a loop."""
+        """A Lightning module's per-batch hook (``training_step``...), or an ignite engine's
+        process function: the framework calls it for every batch, like the body of a loop."""
         function = self.project.function(module, scope) if scope else None
+        if function is not None and self.resolver.engines.is_process_function(Func(module, scope)):
+            return Epochs(module, -1, None, None, (), function.name, "an ignite engine calls it for every batch")
         if function is None or function.scope_kind != "class" or function.name not in STEP_HOOKS:
             return None
         for item in self.resolver.mro(Cls(module, function.scope)):
