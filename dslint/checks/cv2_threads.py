@@ -131,23 +131,29 @@ def _throttled_by_main_process(model: Model, module: str, built: Optional[str] =
     and the runner whose set-up calls ``set_multi_processing(opencv_num_threads=0)``
     before it builds the loaders)."""
     programs = None
+    for site in _throttle_calls(model):
+        if _left_behind_by_spawn(model, site):
+            continue
+        if module in model.import_closure(site.module):
+            return True
+        if programs is None:
+            programs = [other.key for other in model.project.eager_modules()
+                        if module in model.import_closure(other.key)
+                        and (built is None or built in model.import_closure(other.key))]
+        if any(site.module in model.import_closure(program) for program in programs):
+            return True
+    return False
+
+
+def _throttle_calls(model: Model):
+    """The calls of the project functions that run ``cv2.setNumThreads(0)`` (somewhere in
+    their body, not at import time)."""
     for info in model.project.eager_modules():
         throttle = effects.module_throttles(model, info.key).get("anywhere")
         if throttle is None or not throttle.site.scope:
             continue
-        function = Func(info.key, throttle.site.scope)
-        for site, _ in model.resolver.callers(function):
-            if _left_behind_by_spawn(model, site):
-                continue
-            if module in model.import_closure(site.module):
-                return True
-            if programs is None:
-                programs = [other.key for other in model.project.eager_modules()
-                            if module in model.import_closure(other.key)
-                            and (built is None or built in model.import_closure(other.key))]
-            if any(site.module in model.import_closure(program) for program in programs):
-                return True
-    return False
+        for site, _ in model.resolver.callers(Func(info.key, throttle.site.scope)):
+            yield site
 
 
 def _left_behind_by_spawn(model: Model, site) -> bool:
@@ -162,14 +168,7 @@ def _left_behind_by_spawn(model: Model, site) -> bool:
 def _left_behind_steps(model: Model, module: str) -> List[Step]:
     """The throttling calls a spawning program makes under its main guard, where that program
     imports ``module``: why they do not count."""
-    out = []
-    for info in model.project.eager_modules():
-        throttle = effects.module_throttles(model, info.key).get("anywhere")
-        if throttle is None or not throttle.site.scope:
-            continue
-        for site, _ in model.resolver.callers(Func(info.key, throttle.site.scope)):
-            if _left_behind_by_spawn(model, site) and module in model.import_closure(site.module):
-                out.append(Step(site.module, model.project.call(site).span,
-                                "OpenCV throttled only under the main guard, which the spawned training processes "
-                                "do not run"))
-    return out
+    return [Step(site.module, model.project.call(site).span,
+                 "OpenCV throttled only under the main guard, which the spawned training processes do not run")
+            for site in _throttle_calls(model)
+            if _left_behind_by_spawn(model, site) and module in model.import_closure(site.module)]

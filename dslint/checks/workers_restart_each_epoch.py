@@ -57,14 +57,13 @@ def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
     in ``@trainer.on(Events.EPOCH_COMPLETED)``). Not for a ``DeterministicEngine``, whose
     reproducible seeds need workers started anew."""
     engines = model.resolver.engines
-    runs = engines.runs()
-    several = {run.made: epochs for run in runs for epochs in [_epochs(model, run)] if epochs}
+    told = [(run, _epochs(model, run)) for run in engines.runs()]
+    several = {run.made: epochs for run, epochs in told if epochs}
     handlers = engines.epoch_handlers()
-    for run in runs:
+    for run, epochs in told:
         if run.reseeds:
             continue  # ``DeterministicEngine`` reseeds each epoch: fresh workers carry the seeds
         site = model.project.call(run.run)
-        epochs = _epochs(model, run)
         handled = None
         if not epochs:
             handled = _handled_each_epoch(model, run, handlers, several)

@@ -53,6 +53,8 @@ class Engines:
         self._processed: Optional[Dict[Func, List[SiteRef]]] = None
         self._runs: Optional[Dict[SiteRef, List[SiteRef]]] = None
         self._supervised: Optional[List[EngineRun]] = None
+        self._made: Optional[set] = None  # the supervised factories' calls
+        self._run_sites: Optional[List[Tuple[SiteRef, SiteRef, Tuple[SiteRef, ...]]]] = None
         self._deterministic: set = set()  # constructions of a ``DeterministicEngine``
         self._importing: Optional[set] = None
         self._handlers: Optional[Dict[Func, List[object]]] = None
@@ -83,13 +85,7 @@ class Engines:
         if self._supervised is None:
             self._supervised = []
             project = self.resolver.project
-            made = set()
-            for name in ("create_supervised_trainer", "create_supervised_evaluator"):
-                for ref in project.calls_named(name):
-                    site = project.call(ref)
-                    ctx = self.resolver.context(ref.module, site.scope)
-                    if any(self._supervised_factory(f.obj) for f in self.resolver.eval(site.func, ctx)):
-                        made.add(ref)
+            made = self._supervised_made()
             for run, engine, within in self._run_calls(self._ignite_modules() | {ref.module for ref in made}):
                 factory = engine if engine in made else next((call for call in within if call in made), None)
                 if factory is not None:
@@ -97,6 +93,19 @@ class Engines:
                     ctx = self.resolver.context(run.module, site.scope)
                     self._supervised.append(EngineRun(factory, run, self.resolver.eval(site.args[0], ctx)))
         return self._supervised
+
+    def _supervised_made(self) -> set:
+        """The ``create_supervised_trainer``/``_evaluator`` calls of the project."""
+        if self._made is None:
+            self._made = set()
+            project = self.resolver.project
+            for name in ("create_supervised_trainer", "create_supervised_evaluator"):
+                for ref in project.calls_named(name):
+                    site = project.call(ref)
+                    ctx = self.resolver.context(ref.module, site.scope)
+                    if any(self._supervised_factory(f.obj) for f in self.resolver.eval(site.func, ctx)):
+                        self._made.add(ref)
+        return self._made
 
     def _supervised_factory(self, obj) -> bool:
         return isinstance(obj, (Ext, Func)) and library_name(self.resolver, obj) in SUPERVISED
@@ -183,19 +192,25 @@ class Engines:
                     self._importing.add(info.key)
         return self._importing
 
-    def _run_calls(self, modules):
+    def _run_calls(self, modules) -> List[Tuple[SiteRef, SiteRef, Tuple[SiteRef, ...]]]:
         """(``x.run(data, ...)`` call, the construction site of ``x``, the calls it was made
-        within) in ``modules``."""
-        project = self.resolver.project
-        for ref in project.calls_named("run") if modules else ():
-            site = project.call(ref)
-            if ref.module not in modules or type(site.func) is not Attr or not site.args \
-                    or type(site.args[0]) is Starred:
-                continue
-            ctx = self.resolver.context(ref.module, site.scope)
-            for found in self.resolver.eval(site.func.base, ctx):
-                if isinstance(found.obj, Inst) and found.obj.site is not None:
-                    yield ref, found.obj.site, calls_within(found.obj.ctx)
+        within) in ``modules``. The calls are evaluated once per run, in every module that
+        imports ignite, makes an engine or calls a supervised factory."""
+        if self._run_sites is None:
+            self._run_sites = []
+            project = self.resolver.project
+            wanted = self._ignite_modules() | {ref.module for ref in self._supervised_made()} \
+                | {ref.module for refs in self._engines_of().values() for ref in refs}
+            for ref in project.calls_named("run") if wanted else ():
+                site = project.call(ref)
+                if ref.module not in wanted or type(site.func) is not Attr or not site.args \
+                        or type(site.args[0]) is Starred:
+                    continue
+                ctx = self.resolver.context(ref.module, site.scope)
+                for found in self.resolver.eval(site.func.base, ctx):
+                    if isinstance(found.obj, Inst) and found.obj.site is not None:
+                        self._run_sites.append((ref, found.obj.site, calls_within(found.obj.ctx)))
+        return [entry for entry in self._run_sites if entry[0].module in modules]
 
     def _engines_of(self) -> Dict[Func, List[SiteRef]]:
         if self._processed is None:

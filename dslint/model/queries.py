@@ -323,7 +323,8 @@ class Model:
         self._children: Dict[object, list] = {}
         self._process_modules: Dict[str, bool] = {}
         self._spawning: Dict[str, bool] = {}
-        self._targets: Optional[List[Tuple[object, str, Trail]]] = None
+        self._targets: Optional[List[Tuple[object, str, Trail]]] = None  # ``process_targets``: DSL102, DSL103
+        self._given_loader_callables: Optional[List[Tuple[object, str, Trail]]] = None
         self._sites: Optional[List[SiteRef]] = None
         self._iterations: Optional[List[Iteration]] = None
         self._moves: Optional[List[Move]] = None
@@ -792,19 +793,16 @@ class Model:
         summary = self.project.summary(iteration.module)
         if function is None or iteration.call is None or not summary.calls[iteration.call].args:
             return False
-        source = summary.calls[iteration.call].args[0]
-        if type(source) is Name and not any(p.name == source.id for p in function.params):
-            return False
-        return _parameter_named(summary, function, source) is not None
+        return _parameter_named(summary, function, summary.calls[iteration.call].args[0]) is not None
 
     def _loader_parameter(self, iteration: Iteration) -> Optional[str]:
         """The parameter of the iterating function the loop's iterable is (``for obj in
         iterable``, also through ``enumerate(iterable)``): the loader arrives through it."""
         if iteration.loop is None or not iteration.scope:
             return None
+        summary = self.project.summary(iteration.module)
         function = self.project.function(iteration.module, iteration.scope)
-        source = self.project.summary(iteration.module).loops[iteration.loop].iter
-        return _parameter_named(self.project.summary(iteration.module), function, source)
+        return _parameter_named(summary, function, summary.loops[iteration.loop].iter)
 
     def _passes_loader(self, module: str, function: FunctionSummary, parameter: str, site: SiteRef, own,
                        loader) -> bool:
@@ -2034,6 +2032,8 @@ class Model:
         replaces the collate function of each loader its caller hands it): no construction in
         the project says its workers, so they are unknown. A loader the analysis knows is
         judged by its construction, where the same store counts (``loaders.loader_argument``)."""
+        if self._given_loader_callables is not None:
+            return self._given_loader_callables
         out: List[Tuple[object, str, Trail]] = []
         for info in self.project.eager_modules():
             summary = info.summary
@@ -2047,6 +2047,7 @@ class Model:
                 step = Step(info.key, store.span, f"set as `.{store.attr}` of a loader the caller gives, then iterated")
                 out.extend((found.obj, store.attr, (step,) + found.trail)
                            for found in self.resolver.eval(store.value, ctx))
+        self._given_loader_callables = out  # asked by DSL102 and by ``worker_runs``
         return out
 
     def process_targets(self) -> List[Tuple[object, str, Trail]]:
@@ -2057,6 +2058,8 @@ class Model:
         Only in modules that import ``multiprocessing`` or ``concurrent``, at module level or in
         a function (where such a call can be), or where the call names it
         (``torch.multiprocessing.spawn`` after ``import torch``)."""
+        if self._targets is not None:
+            return self._targets
         out: List[Tuple[object, str, Trail]] = []
         for name in sorted(PROCESS_TARGET_NAMES):
             for ref in self.project.calls_named(name):
@@ -2073,6 +2076,7 @@ class Model:
                     step = Step(ref.module, site.span, f"pickled by `{role.partition(':')[2]}`")
                     out.extend(self.object_graph([(f.obj, role, (step,) + f.trail) for f in given]))
                     break
+        self._targets = out
         return out
 
     def spawns_processes(self, module: str) -> bool:
@@ -2084,13 +2088,8 @@ class Model:
             closure = self.import_closure(module)
             found = self._spawning[module] = any(
                 role.startswith("process:") and role.rpartition(".")[2] in LAUNCHERS and trail
-                and trail[0].module in closure for _obj, role, trail in self._spawn_targets())
+                and trail[0].module in closure for _obj, role, trail in self.process_targets())
         return found
-
-    def _spawn_targets(self) -> List[Tuple[object, str, Trail]]:
-        if self._targets is None:
-            self._targets = self.process_targets()
-        return self._targets
 
     def _handed_over(self, ref: SiteRef, callee: Ext) -> Optional[Tuple[str, Tuple[int, str]]]:
         """(role, (position, keyword) of the callable) when the call pickles a callable for
@@ -2674,32 +2673,38 @@ CONCATENATORS = frozenset({"torch.cat", "torch.stack", "torch.vstack", "torch.hs
                            "torch.concatenate", "torch.row_stack", "torch.column_stack"})
 
 
-def _parameter_named(summary, function, value) -> Optional[str]:
-    """The parameter of ``function`` that ``value`` is, directly or as the first argument of a
-    wrapping call (``enumerate(loader)``, ``tqdm(loader)``, ``logger.log_every(loader, ...)``)."""
-    if function is None:
-        return None
+def _unwrapped(summary, value):
+    """``value``, or the first argument of the wrapping call it is (``enumerate(loader)``,
+    ``tqdm(loader, ...)``, ``logger.log_every(loader, ...)``)."""
     if type(value) is Call:
         args = summary.calls[value.index].args
-        value = args[0] if args else None
-    if type(value) is Name and any(p.name == value.id for p in function.params):
+        return args[0] if args else None
+    return value
+
+
+def _parameter_named(summary, function, value) -> Optional[str]:
+    """The parameter of ``function`` that ``value`` is, directly or through a wrapping call."""
+    value = _unwrapped(summary, value)
+    if function is not None and type(value) is Name and any(p.name == value.id for p in function.params):
         return value.id
     return None
 
 
 def _iterated_in(summary, scope: str, name: str) -> bool:
-    """A ``for`` loop of ``scope`` runs over the variable ``name`` (also as the first argument of
-    a wrapper such as ``tqdm(name, ...)`` or ``enumerate(name)``)."""
+    """A ``for`` loop of ``scope`` runs over the variable ``name``, directly or through a
+    wrapping call."""
     for loop in summary.loops:
-        if loop.scope != scope or loop.kind != "for":
-            continue
-        source = loop.iter
-        if type(source) is Call:
-            args = summary.calls[source.index].args
-            source = args[0] if args else None
-        if type(source) is Name and source.id == name:
-            return True
+        if loop.scope == scope and loop.kind == "for":
+            source = _unwrapped(summary, loop.iter)
+            if type(source) is Name and source.id == name:
+                return True
     return False
+
+
+def _callee_of(obj) -> Tuple[object, int]:
+    """What a call of ``obj`` runs and how many parameters the call does not pass (a bound
+    method's ``self``)."""
+    return (obj.func, 1) if isinstance(obj, Bound) else (obj, 0)
 
 
 def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
@@ -2766,7 +2771,7 @@ def _kept_by_callees(model: Model, iteration: Iteration, loop: Loop, function, c
             continue
         step = Step(iteration.module, site.span, "the batch is handed on here")
         for found in model.resolver.eval(site.func, ctx):
-            callee, shift = (found.obj.func, 1) if isinstance(found.obj, Bound) else (found.obj, 0)
+            callee, shift = _callee_of(found.obj)
             if isinstance(callee, Func):
                 kept = _kept_by_callee(model, iteration, callee, given, shift, (step,))
                 if not kept:
@@ -2813,7 +2818,7 @@ def _kept_by_forwarded(model: Model, iteration: Iteration, callee: Func, own, re
             continue
         hop = Step(callee.module, site.span, "and forwarded here")
         for found in model.resolver.eval(site.func, inner):
-            target, skip = (found.obj.func, 1) if isinstance(found.obj, Bound) else (found.obj, 0)
+            target, skip = _callee_of(found.obj)
             if isinstance(target, Func) and target != callee:
                 out.extend(_kept_by_callee(model, iteration, target, forwarded, skip, (step, hop)))
     return out

@@ -42,6 +42,7 @@ from ..analysis.values import (
     root_name,
 )
 from . import configfiles, engines, externals, registrations
+from .loaders import library_name
 from .libraries import (LOADED_TABLES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
                         parsed_table)
 from .objects import (
@@ -2679,10 +2680,10 @@ class Resolver:
     def _described_method(self, cls: Cls, name: str) -> Optional[str]:
         """The dotted name of ``cls.name`` when the library table describes it (linting
         accelerate's own tree, ``Accelerator.prepare`` is still what the table says)."""
-        info = self.project.modules.get(cls.module)
-        if info is None or not info.name:
+        owner = library_name(self, cls)
+        if owner is None:
             return None
-        dotted = f"{info.name}.{cls.qualname}.{name}"
+        dotted = f"{owner}.{name}"
         return dotted if self.libraries.wrapper_named(dotted) is not None else None
 
     @bounded(UNKNOWN_RESULT)
