@@ -25,7 +25,7 @@ from ..model.libraries import BATCH_SAMPLERS, DISTRIBUTED_SAMPLER, installs_samp
 from ..model.externals import is_none, truthiness
 from ..model.objects import Bound, Cls, Container, Ctx, Ext, Func, Inst, Lit, Step, Top
 from ..model.project import sites_in_scope
-from ..model.queries import Model
+from ..model.queries import Epochs, Iteration, Model
 from .base import finding, where
 
 CODE = "DSL403"
@@ -88,6 +88,8 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
         return True
     involved = {sampler.site.module, base.site.module, epoch.module, iteration.module}
     involved |= _base_class_modules(model, iteration.module, iteration.scope)
+    if any(_hands_sampler_to_setter(model, ref, targets, involved) for ref in model.project.calls_named(EPOCH_SETTER)):
+        return True
     for ref in model.project.calls_named("set_epoch"):
         site = model.project.call(ref)
         if not hasattr(site.func, "base") or _outside_epochs(model, ref, site, epoch) or _never_called(model, ref, site):
@@ -99,6 +101,27 @@ def _sets_epoch(model: Model, sampler: Inst, loader, epoch, iteration) -> bool:
             if isinstance(obj, Top) and (ref.module in involved or _hook_by_name(model, ref, site)
                                          and ref.module in model.import_closure(iteration.module)):
                 return True
+    return False
+
+
+# ignite 0.5 contrib/engines/common.py: ``setup_common_training_handlers(trainer, train_sampler=...)``
+# attaches ``train_sampler.set_epoch(engine.state.epoch - 1)`` to the trainer's EPOCH_STARTED
+EPOCH_SETTER = "setup_common_training_handlers"
+EPOCH_SETTERS = frozenset({"ignite.contrib.engines.common.setup_common_training_handlers"})
+
+
+def _hands_sampler_to_setter(model: Model, ref, targets, involved) -> bool:
+    """The call at ``ref`` is ignite's ``setup_common_training_handlers`` given, as
+    ``train_sampler``, the sampler or the loader's (``train_loader.sampler``), or something
+    unknown in one of the modules involved."""
+    site = model.project.call(ref)
+    ctx = Ctx(ref.module, site.scope)
+    if not any(loaders.library_name(model.resolver, f.obj) in EPOCH_SETTERS for f in model.resolver.eval(site.func, ctx)):
+        return False
+    for found in model.resolver.keyword_at(ref, ctx, "train_sampler", 1) or ():
+        obj = found.obj
+        if (isinstance(obj, Inst) and obj.site in targets) or (isinstance(obj, Top) and ref.module in involved):
+            return True
     return False
 
 
@@ -346,7 +369,7 @@ def check(model: Model) -> Iterator[Finding]:
                 f"Shuffling `DistributedSampler`{wrapped} of a DataLoader iterated once per epoch (the epoch loop at "
                 f"{where(model, Step(epoch.module, epoch.loop.span, ''), sampler.site.module)}) but `set_epoch` is never "
                 f"called: every epoch uses the same order; call `sampler.set_epoch({target})` first in that loop",
-                (Step(epoch.module, epoch.loop.span, "the epoch loop"),) + steps[1:],
+                (Step(epoch.module, epoch.loop.span, "the epoch loop"),) + steps[1:], fixable=False,
             )
         elif epoch.loop is not None:
             reference, guarded = _sampler_ref(model, sampler, route, loader, epoch)  # None: nothing reaches it for sure
@@ -364,5 +387,47 @@ def check(model: Model) -> Iterator[Finding]:
                 f"Shuffling `DistributedSampler`{wrapped} of a DataLoader iterated once per epoch "
                 f"(`{epoch.parameter}` is a parameter of the code that iterates it) but `set_epoch` is never called: "
                 f"every epoch uses the same order; call `sampler.set_epoch({epoch.parameter})` before iterating",
-                steps,
+                steps, fixable=False,
+            )
+    yield from _engine_epochs(model, reported)
+
+
+def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
+    """A loader an ignite engine runs over for several epochs (``trainer.run(loader,
+    max_epochs=10)``): the engine iterates it anew each epoch and sets no sampler's epoch, so a
+    handler must (``@trainer.on(Events.EPOCH_STARTED)``, or ``setup_common_training_handlers(
+    trainer, train_sampler=...)``)."""
+    engines = model.resolver.engines
+    for run in engines.runs():
+        epochs = engines.told_epochs(run)
+        if not epochs:
+            continue
+        site = model.project.call(run.run)
+        for found in run.data:
+            loader = found.obj
+            if not isinstance(loader, Inst) or not model.resolver.is_loader(loader) or model.managed(loader):
+                continue
+            shuffling = _shuffling_sampler(model, loader)
+            if shuffling is None or shuffling[0].site in reported:
+                continue
+            sampler = shuffling[0]
+            ran = Step(run.run.module, site.span, "the engine runs over it once per epoch here")
+            epoch = Epochs(run.run.module, -1, None, None, ())
+            if _sets_epoch(model, sampler, loader, epoch, Iteration(loader, run.run.module, site.scope, site.span,
+                                                                    None, run.run.index, ())):
+                continue
+            reported.add(sampler.site)
+            sampler_site = model.project.call(sampler.site)
+            wrapped = " (the one the loader's library puts in, the loader's `.sampler`)" \
+                if _installed(model, sampler, loader) else ""
+            yield finding(
+                model, CODE, sampler.site.module, sampler_site.span,
+                f"Shuffling `DistributedSampler`{wrapped} of a DataLoader an ignite engine runs for "
+                f"{epochs[0].obj.value} epochs ({where(model, ran, sampler.site.module)}) but `set_epoch` is never "
+                f"called: every epoch uses the same order; call `sampler.set_epoch(engine.state.epoch - 1)` in an "
+                f"`Events.EPOCH_STARTED` handler (or pass it as `train_sampler=` to "
+                f"`setup_common_training_handlers`)",
+                (Step(sampler.site.module, sampler_site.span, "the shuffling DistributedSampler"),
+                 loaders.construction_step(model.resolver, loader), ran) + tuple(f.trail[-1] for f in epochs if f.trail)[:1],
+                fixable=False,
             )

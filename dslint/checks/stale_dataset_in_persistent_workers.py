@@ -15,7 +15,7 @@ from ..analysis.summary import Span
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Cls, Step
+from ..model.objects import Cls, Inst, Step
 from ..model.queries import Model
 from .base import finding, source, where
 
@@ -49,6 +49,7 @@ def _persistent(model: Model, loader) -> Optional[Tuple[Step, ...]]:
 def check(model: Model) -> Iterator[Finding]:
     reported: Set[object] = set()
     yield from _lightning_epochs(model, reported)
+    yield from _engine_epochs(model, reported)
     for iteration in model.iterations():
         if iteration.loop is None or model.managed(iteration.loader):
             continue
@@ -62,6 +63,26 @@ def check(model: Model) -> Iterator[Finding]:
             f"in the main process between two calls of `{repeat.hook.rpartition('.')[2]}` ({repeat.runner})"
         for change, span in _new_changes(model, model.dataset_changes(iteration.loader, repeat), reported):
             yield _finding(model, change, span, kept, when, steps)
+
+
+def _engine_epochs(model: Model, reported) -> Iterator[Finding]:
+    """Loaders with persistent workers an ignite engine runs over for several epochs, and the
+    epoch handlers of that engine (``@trainer.on(Events.EPOCH_STARTED)``, a handler object's
+    ``__call__`` attached with ``add_event_handler``) that change their dataset."""
+    engines = model.resolver.engines
+    for run in engines.runs():
+        regions = engines.handler_regions(run) if engines.may_repeat(run) else ()
+        if not regions:
+            continue
+        site = model.project.call(run.run)
+        ran = Step(run.run.module, site.span, "the engine runs over it once per epoch here")
+        for found in run.data:
+            loader = found.obj
+            if not isinstance(loader, Inst) or not model.resolver.is_loader(loader) or model.managed(loader):
+                continue
+            kept = _persistent(model, loader)
+            for change, span in _new_changes(model, model.changes_in_regions(loader, regions) if kept else (), reported):
+                yield _finding(model, change, span, kept, "in a handler of the ignite engine's epochs,", (ran,))
 
 
 def _lightning_epochs(model: Model, reported) -> Iterator[Finding]:

@@ -57,7 +57,7 @@ def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
     in ``@trainer.on(Events.EPOCH_COMPLETED)``). Not for a ``DeterministicEngine``, whose
     reproducible seeds need workers started anew."""
     engines = model.resolver.engines
-    told = [(run, _epochs(model, run)) for run in engines.runs()]
+    told = [(run, engines.told_epochs(run)) for run in engines.runs()]
     several = {run.made: epochs for run, epochs in told if epochs}
     handlers = engines.epoch_handlers()
     for run, epochs in told:
@@ -76,7 +76,7 @@ def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
             if base is None or base in reported:
                 continue
             workers = _restarting_workers(model, loader)
-            if workers is None or loaders.kept_iterator(model.resolver, base):
+            if workers is None or loaders.kept_iterator(model.resolver, base) or _changed_by_handlers(model, run, loader):
                 continue
             reported.add(base)
             built = loaders.construction_step(model.resolver, loader)
@@ -91,14 +91,11 @@ def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
             )
 
 
-def _epochs(model: Model, run):
-    """The epochs a run is told, when a known number above 1 (``max_epochs=10``), else None."""
-    site = model.project.call(run.run)
-    ctx = model.resolver.context(run.run.module, site.scope)
-    epochs = model.resolver.keyword_at(run.run, ctx, "max_epochs", 1)
-    if epochs and all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1 for f in epochs):
-        return epochs
-    return None
+def _changed_by_handlers(model: Model, run, loader) -> bool:
+    """An epoch handler of the engine changes the loader's dataset (a curriculum step): the
+    workers started anew each epoch are what copies the change to them."""
+    regions = model.resolver.engines.handler_regions(run)
+    return bool(regions) and bool(model.changes_in_regions(loader, regions))
 
 
 def _handled_each_epoch(model: Model, run, handlers, several):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 from ..analysis.summary import FunctionSummary, Param
 from ..analysis.values import Attr, Call, Imported, Name, Op, Starred, last_name
 from .loaders import library_name
-from .objects import Bound, Cls, Ext, Func, Inst, Results, SiteRef, Step, extend, join
+from .objects import Bound, Cls, Ext, Func, Inst, Lit, Results, SiteRef, Step, extend, join
 from .project import sites_in_scope
 
 if TYPE_CHECKING:
@@ -123,6 +123,24 @@ class Engines:
                                          engine in self._deterministic))
         return out
 
+    def told_epochs(self, run: EngineRun) -> Optional[Results]:
+        """The epochs a run is told, when a known number above 1 (``max_epochs=10``), else None."""
+        site = self.resolver.project.call(run.run)
+        ctx = self.resolver.context(run.run.module, site.scope)
+        epochs = self.resolver.keyword_at(run.run, ctx, "max_epochs", 1)
+        if epochs and all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1 for f in epochs):
+            return epochs
+        return None
+
+    def may_repeat(self, run: EngineRun) -> bool:
+        """The run is told a number of epochs not known to be one (``max_epochs=cfg["epochs"]``):
+        its epoch handlers are there to run between epochs. Without ``max_epochs`` a fresh
+        engine runs one epoch."""
+        site = self.resolver.project.call(run.run)
+        epochs = self.resolver.keyword_at(run.run, self.resolver.context(run.run.module, site.scope), "max_epochs", 1)
+        return epochs is not None and not all(
+            isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value <= 1 for f in epochs)
+
     def epoch_handlers(self) -> Dict[Func, List[object]]:
         """Functions attached to an engine's epoch events, with the engine objects they are
         attached to: ``@trainer.on(Events.EPOCH_COMPLETED)`` (also ``(every=n)``) and
@@ -147,9 +165,35 @@ class Engines:
                         continue
                     ctx = self.resolver.context(module, site.scope)
                     for found in self.resolver.eval(site.args[1], ctx):
-                        if isinstance(found.obj, Func):
-                            self._attach(found.obj, site.func.base, ctx)
+                        handler = self._handler_function(found.obj)
+                        if handler is not None:
+                            self._attach(handler, site.func.base, ctx)
         return self._handlers
+
+    def _handler_function(self, obj) -> Optional[Func]:
+        """The project function a handler runs: a function, a bound method
+        (``self.on_epoch``), or the ``__call__`` of an instance of a project class
+        (``engine.add_event_handler(Events.EPOCH_STARTED, self)`` in a handler's ``attach``)."""
+        if isinstance(obj, Func):
+            return obj
+        if isinstance(obj, Bound):
+            return obj.func
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
+            return self.resolver.method(obj.cls, "__call__")
+        return None
+
+    def handlers_of(self, run: EngineRun) -> List[Func]:
+        """The epoch handlers attached to the engine a run runs (made at ``run.made``, or
+        within that call: ``create_supervised_trainer``'s engine)."""
+        return [func for func, engines in self.epoch_handlers().items()
+                if any(run.made in (engine.site, *calls_within(engine.ctx)) for engine in engines)]
+
+    def handler_regions(self, run: EngineRun) -> List[Tuple[str, str, int, int]]:
+        """The code of ``handlers_of(run)``, run once per epoch: (module, scope, first row,
+        last row) of each."""
+        project = self.resolver.project
+        return [(func.module, func.qualname, function.span.row, function.end_row) for func in self.handlers_of(run)
+                for function in (project.function(func.module, func.qualname),) if function is not None]
 
     def _attach(self, handler: Func, engine, ctx) -> None:
         for found in self.resolver.eval(engine, ctx):
