@@ -9,12 +9,12 @@ method was already set), and a second call in the same code path always fails:
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 from ..analysis.values import last_name
 from ..diagnostics import Finding
 from ..model.externals import truthiness
-from ..model.objects import Bound, Ctx, Func, Step
+from ..model.objects import Bound, Cls, Ctx, Func, Step
 from ..model.project import sites_in_scope
 from ..model.queries import Model
 from .base import finding
@@ -112,6 +112,7 @@ def _through_calls(model: Model, calls, first_rows, reported) -> Iterator[Findin
         return
     memo: Dict[Func, object] = {}
     yield from _after_set_in_function(model, first_rows, setting, memo, reported)
+    yield from _one_call_after_another(model, setting, reported)
     for info in model.project.eager_modules():
         for index in sites_in_scope(model.project, info.key, ""):
             site = info.summary.calls[index]
@@ -119,7 +120,7 @@ def _through_calls(model: Model, calls, first_rows, reported) -> Iterator[Findin
             if site.guarded and (first is None or first >= site.span.row):
                 continue
             for found in model.resolver.eval(site.func, Ctx(info.key, "")):
-                func = found.obj if isinstance(found.obj, Func) else found.obj.func if isinstance(found.obj, Bound) else None
+                func = _called_function(model, found.obj)
                 reached = _reaches(model, func, setting, memo) if func is not None else None
                 if reached is None:
                     continue
@@ -156,7 +157,7 @@ def _after_set_in_function(model: Model, first_rows, setting, memo, reported) ->
             if not first < site.span.row <= last or CATCHES & set(site.handlers):
                 continue
             for found in model.resolver.eval(site.func, Ctx(module, scope)):
-                func = found.obj if isinstance(found.obj, Func) else found.obj.func if isinstance(found.obj, Bound) else None
+                func = _called_function(model, found.obj)
                 reached = _reaches(model, func, setting, memo) if func is not None else None
                 if reached is None:
                     continue
@@ -169,6 +170,78 @@ def _after_set_in_function(model: Model, first_rows, setting, memo, reported) ->
                                   f"Second `set_start_method(...)` (`{name}` set it at line {first} before calling "
                                   f"this) raises {ERROR}: remove one or pass `force=True`", (step,) + trail)
                 break
+
+
+CALL_DEPTH = 4  # calls followed up from a ``set_start_method`` to the code calling it
+
+
+def _one_call_after_another(model: Model, setting, reported) -> Iterator[Finding]:
+    """Two calls of one block that each reach an unforced ``set_start_method`` (a setup
+    helper setting it from a config, then a launcher setting "spawn"): the second call's runs
+    after the first's set it, whichever branch each takes inside."""
+    reaching: Dict[object, Tuple[object, Tuple[Step, ...]]] = {}  # call site → (the setting call, how)
+    frontier = [(Func(module, scope), (module, call), ()) for (module, scope), call in sorted(setting.items())]
+    for _ in range(CALL_DEPTH):
+        following = []
+        for func, target, trail in frontier:
+            for ref, _ in model.resolver.callers(func):
+                site = model.project.call(ref)
+                if ref in reaching or CATCHES & set(site.handlers):
+                    continue
+                trail_here = (Step(ref.module, site.span, f"calls `{func.qualname.rpartition('.')[2]}`"),) + trail
+                reaching[ref] = (target, trail_here)
+                if site.scope:
+                    following.append((Func(ref.module, site.scope), target, trail_here))
+        frontier = following
+    by_scope: Dict[Tuple[str, str], list] = {}
+    for ref in reaching:
+        by_scope.setdefault((ref.module, model.project.call(ref).scope), []).append(ref)
+    for (module, scope), refs in sorted(by_scope.items()):
+        if len(refs) < 2:
+            continue
+        summary = model.project.summary(module)
+        function = summary.functions.get(scope) if scope else None
+        blocks = function.blocks if function is not None else summary.blocks
+        refs.sort(key=lambda ref: model.project.call(ref).span.row)
+        first = refs[0]
+        first_site = model.project.call(first)
+        last = min((b[2] for b in blocks if b[1] <= first_site.span.row <= b[2]), default=1 << 30)
+        for ref in refs[1:]:
+            site = model.project.call(ref)
+            (where, call), trail = reaching[ref]
+            if not first_site.span.row < site.span.row <= last or site.guarded != first_site.guarded \
+                    or reaching[first][0][1] is call or (where, call.span) in reported:
+                continue
+            reported.add((where, call.span))
+            (earlier_module, earlier), earlier_trail = reaching[first]
+            yield finding(
+                model, CODE, where, call.span,
+                f"Second `set_start_method(...)`: `{last_name(first_site.func)}(...)` "
+                f"({where_row(model, module, first_site.span.row, where)}) sets the start method before "
+                f"`{last_name(site.func)}(...)` ({where_row(model, module, site.span.row, where)}) reaches this one, "
+                f"which raises {ERROR}: remove one or pass `force=True`",
+                earlier_trail + (Step(earlier_module, earlier.span, "set first here"),) + trail,
+            )
+            break
+
+
+def where_row(model: Model, module: str, row: int, seen_from: str) -> str:
+    """``file.py:12`` (``line 12`` in the module the message is about)."""
+    if module == seen_from:
+        return f"line {row}"
+    return f"{model.project.display_path(module)}:{row}"
+
+
+def _called_function(model: Model, obj) -> Optional[Func]:
+    """The project function a call of ``obj`` runs: the function, the method, or a class's
+    ``__init__`` (``Runner(cfg)`` whose ``__init__`` calls ``self.setup_env(...)``)."""
+    if isinstance(obj, Func):
+        return obj
+    if isinstance(obj, Bound):
+        return obj.func
+    if isinstance(obj, Cls):
+        return model.resolver.method(obj, "__init__")
+    return None
 
 
 def _asks_method(model: Model, module: str, scope: str) -> bool:
