@@ -112,10 +112,27 @@ def _dict_loops(resolver: "Resolver"):
             continue
         scope = resolver.project.function(ref.module, site.scope) if site.scope else summary
         flag, default = site.args[0], dict((k, v) for k, v in site.keywords if k).get("default")
-        key, value = _unpacked_name(flag, scope, loop.iter, 0), _unpacked_name(default, scope, loop.iter, 1)
+        key = _unpacked_name(_respelled(flag, summary), scope, loop.iter, 0)
+        value = _unpacked_name(default, scope, loop.iter, 1)
         if key and value and type(flag) is Op and flag.op in ("fstr", "+"):
             found.append((ref, site, items.func.base))
     return found
+
+
+def _respelled(flag, summary):
+    """A flag made from ``key.replace("_", "-")`` as one made from ``key``: argparse turns the
+    dashes of the flag back into underscores in the option's name."""
+    if type(flag) is not Op:
+        return flag
+    args = []
+    for arg in flag.args:
+        if type(arg) is Call:
+            site = summary.calls[arg.index]
+            if type(site.func) is Attr and site.func.name == "replace" and type(site.func.base) is Name \
+                    and [getattr(a, "value", None) for a in site.args] == ["_", "-"]:
+                arg = site.func.base
+        args.append(arg)
+    return flag._replace(args=tuple(args))
 
 
 def _unpacked_name(value, scope, iterable, index: int) -> bool:

@@ -214,7 +214,15 @@ def _sequence_kind(resolver: "Resolver", operands, ctx: Ctx) -> Optional[str]:
     return None
 
 
+# builtins whose result is a bool
+BOOL_RESULTS = frozenset({"builtins.isinstance", "builtins.issubclass", "builtins.hasattr", "builtins.callable",
+                          "builtins.all", "builtins.any"})
+
+
 def _boolean(resolver: "Resolver", op: str, operands, ctx: Ctx) -> Results:
+    """``a or b``, ``a and b``: the operands that may be the result. An operand before the
+    last is the result only when it stops the evaluation, so a bool there is the bool that
+    stops it (``isinstance(s, RandomSampler) or shuffle``: True, or ``shuffle``)."""
     parts = []
     stop_on = "true" if op == "or" else "false"
     for index, operand in enumerate(operands):
@@ -225,8 +233,13 @@ def _boolean(resolver: "Resolver", op: str, operands, ctx: Ctx) -> Results:
             parts.append(result)
             break
         if decided == "unknown":
-            parts.append(result)
+            parts.append(tuple(found._replace(obj=Lit(op == "or")) if _is_bool(found.obj) else found for found in result))
     return join(parts)
+
+
+def _is_bool(obj) -> bool:
+    return (type(obj) is Lit and type(obj.value) is bool) or (
+        type(obj) is Inst and type(obj.cls) is Ext and obj.cls.qualname in BOOL_RESULTS)
 
 
 def _fold(resolver: "Resolver", operands, ctx: Ctx, fn, op: str = "") -> Results:

@@ -619,10 +619,28 @@ class Resolver:
         target, rest = self.project.split_import(info, dotted)
         if target is None:
             return one(Ext(dotted)) if dotted else UNKNOWN_RESULT
+        if not rest and "." in dotted:
+            member = self._package_member(info, dotted, target)
+            if member is not None:
+                return member
         results = one(Mod(target.key))
         for member in rest:
             results = join(self.attribute(f, member, self.context(module)) for f in results)
         return results
+
+    def _package_member(self, info, dotted: str, target) -> Optional[Results]:
+        """``from detkit import launch`` where ``detkit/__init__.py`` binds ``launch`` itself
+        (``from .launch import launch``): Python takes the package's attribute, which that
+        binding replaced, not the submodule of the same name."""
+        parent_dotted, _, name = dotted.rpartition(".")
+        parent, rest = self.project.split_import(info, parent_dotted)
+        if parent is None or rest or parent.key == target.key:
+            return None
+        summary = self.project.summary(parent.key)
+        if summary is None or name not in summary.bindings:
+            return None
+        found = self.global_name(parent.key, name)
+        return found if found != UNKNOWN_RESULT else None
 
     # parameters ------------------------------------------------------------------------
     def param(self, function: FunctionSummary, name: str, ctx: Ctx) -> Results:
@@ -1883,8 +1901,8 @@ class Resolver:
                 if original is not None:  # ``dataclasses.replace(cfg, epochs=3)``: the keyword, else ``cfg``'s field
                     passed = self.keyword_at(inst.site, inst.ctx, name)
                     return passed if passed is not None else join(
-                        [self.field(cls, f.obj, name) or UNKNOWN_RESULT if isinstance(f.obj, Inst) and f.obj.cls == cls
-                         else UNKNOWN_RESULT for f in original])
+                        [self.field(cls, f.obj, name) or UNKNOWN_RESULT if isinstance(f.obj, Inst) and f.obj.cls == inst.cls
+                         else UNKNOWN_RESULT for f in original])  # ``cls``: the class declaring the field, maybe a base
                 passed = self.keyword_at(inst.site, inst.ctx, name, position)
                 if passed is not None:
                     return passed
