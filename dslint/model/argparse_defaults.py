@@ -48,6 +48,51 @@ def parser_sites(resolver: "Resolver", parser: Inst, depth: int = 0) -> Set[Site
     return sites
 
 
+OPTION_SOURCES = ("add_argument", "set_defaults", "add_argument_group", "add_mutually_exclusive_group",
+                  "add_subparsers")
+
+
+def option_names(resolver: "Resolver", parser: Inst) -> Optional[Set[str]]:
+    """Every attribute a parse of ``parser`` sets, when the code shows them all: each
+    ``add_argument`` or ``set_defaults`` call that may be made on it (or on a parser it
+    inherits) names its destinations. None when one may not be known: a call on something
+    the model cannot tell apart from it, an argument group or subparsers of it, a destination
+    not written out, a parent parser not followed. Memoised per parser."""
+    memo = resolver.__dict__.setdefault("_argparse_option_names", {})
+    if parser in memo:
+        return memo[parser]
+    memo[parser] = None  # recursion guard
+    memo[parser] = _option_names(resolver, parser)
+    return memo[parser]
+
+
+def _option_names(resolver: "Resolver", parser: Inst) -> Optional[Set[str]]:
+    wanted = parser_sites(resolver, parser)
+    if not wanted:
+        return None
+    for site in wanted:
+        if any(name in ("parents", None) for name, _ in resolver.project.call(site).keywords):
+            return None  # inherited options: ``parser_sites`` may not have followed them all
+    names: Set[str] = set()
+    for method in OPTION_SOURCES:
+        for ref in resolver.project.calls_named(method):
+            site = resolver.project.call(ref)
+            if not isinstance(site.func, Attr):
+                continue
+            receivers = resolver.eval(site.func.base, Ctx(ref.module, site.scope))
+            if receivers and not any(isinstance(f.obj, Top) or (isinstance(f.obj, Inst) and f.obj.site in wanted)
+                                     for f in receivers):
+                continue  # made on another object
+            if method not in ("add_argument", "set_defaults") or not receivers \
+                    or any(isinstance(f.obj, Top) for f in receivers):
+                return None
+            found = [destination(site)] if method == "add_argument" else [k for k, _ in site.keywords]
+            if not found or any(name is None for name in found):
+                return None
+            names.update(found)
+    return names
+
+
 def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
     wanted = parser_sites(resolver, parser)
     if not wanted:

@@ -81,6 +81,8 @@ def computes_value(qualname: str) -> bool:
 
 IDENTITY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "builtins.list", "builtins.tuple", "builtins.sorted",
                             "builtins.reversed", "typing.cast",
+                            # a proxy reads and writes the attributes of the object it refers to
+                            "weakref.proxy",
                             # a Ray Tune trainable with resources or fixed arguments attached: the same trainable
                             "ray.tune.with_resources", "ray.tune.with_parameters",
                             # a config as plain containers: the same keys and values
@@ -233,13 +235,17 @@ def _boolean(resolver: "Resolver", op: str, operands, ctx: Ctx) -> Results:
             parts.append(result)
             break
         if decided == "unknown":
-            parts.append(tuple(found._replace(obj=Lit(op == "or")) if _is_bool(found.obj) else found for found in result))
+            parts.append(tuple(_as_stopping(found, op == "or") for found in result
+                               if not (type(found.obj) is Lit and found.obj.value is (op != "or"))))
     return join(parts)
 
 
-def _is_bool(obj) -> bool:
-    return (type(obj) is Lit and type(obj.value) is bool) or (
-        type(obj) is Inst and type(obj.cls) is Ext and obj.cls.qualname in BOOL_RESULTS)
+def _as_stopping(found, stop: bool):
+    """A bool that may stop an ``or`` (``and``) is the result only as True (False)."""
+    obj = found.obj
+    if type(obj) is Inst and type(obj.cls) is Ext and obj.cls.qualname in BOOL_RESULTS:
+        return found._replace(obj=Lit(stop))
+    return found
 
 
 def _fold(resolver: "Resolver", operands, ctx: Ctx, fn, op: str = "") -> Results:

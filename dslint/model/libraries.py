@@ -152,6 +152,7 @@ class TrainerSpec:
 TORCH = (
     LoaderSpec(("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"), "torch"),
 )
+DEEPSPEED_LOADER = "deepspeed.initialize.training_dataloader"  # part 2 of what ``deepspeed.initialize`` returns
 WEBDATASET_FLUID = (
     "batched", "unbatched", "listed", "unlisted", "log_keys", "shuffle", "map", "decode", "map_dict", "select",
     "to_tuple", "map_tuple", "slice", "rename", "rsample", "rename_keys", "extract_keys", "xdecode", "mcached",
@@ -234,6 +235,15 @@ LOADERS: Tuple[LoaderSpec, ...] = TORCH + (
                moves_batches="device", iterated_by_framework=True,
                raises={"prefetch_factor": "ValueError: --dataloader_prefetch_factor can only be set when data is "
                                           "loaded in a different process"}),
+    # DeepSpeed 0.1x: ``engine, optimizer, loader, scheduler = deepspeed.initialize(..., training_data=ds,
+    # collate_fn=f)``; runtime/engine.py deepspeed_io(pin_memory=True) builds runtime/dataloader.py's
+    # DeepSpeedDataLoader: DataLoader(dataset, pin_memory, sampler=DistributedSampler(dataset) under the
+    # launcher, collate_fn, num_workers=num_local_io_workers, by default 2 per device)
+    LoaderSpec((DEEPSPEED_LOADER,), "deepspeed", kind="factory",
+               positional=("args", "model", "optimizer", "model_parameters", "training_data", "lr_scheduler",
+                           "distributed_port", "mpu", "dist_init_required", "collate_fn", "config"),
+               renames={"training_data": "dataset"}, defaults={"pin_memory": True, "num_workers": 2},
+               distributed_sampler=("dataset",)),
     # mmengine 0.10 runner.py build_dataloader: DataLoader(dataset, sampler, batch_sampler, collate_fn,
     # worker_init_fn, **cfg) from a config's ``train_dataloader = dict(...)`` merged over its ``_base_``
     # configs; the Runner moves the batches (its data_preprocessor)
@@ -392,7 +402,16 @@ def entry_point(qualname: str, method: str, candidates) -> Optional[str]:
 
 
 # Calls whose iteration is the iteration of their (first, or every) positional argument.
+# Library bases whose ``__call__`` runs a method the project's subclass defines: a module (or a
+# PyTorch Geometric transform) runs its ``forward`` when called (``model(batch)``, a dataset's transform).
+TORCH_MODULES = ("torch.nn.Module", "torch.nn.modules.module.Module")
+LIBRARY_CALL_HOOKS = {
+    **{name: "forward" for name in TORCH_MODULES},
+    "torch_geometric.transforms.BaseTransform": "forward",
+    "torch_geometric.transforms.base_transform.BaseTransform": "forward",
+}
 ITERATION_WRAPPERS = frozenset({"iter", "enumerate", "tqdm", "trange", "track", "islice", "cycle", "progress_bar",
+                                "RepeatingLoader",  # DeepSpeed's: the loader again and again
                                 "list", "tuple", "sorted", "reversed"})
 ITERATION_WRAPPERS_ALL = frozenset({"zip", "chain"})
 PARSERS = frozenset({"argparse.ArgumentParser"})
@@ -594,6 +613,11 @@ class Libraries:
             return self.prepared(resolver, inst, index)
         if qualname == "deepspeed.initialize" and index == 0:  # (engine, optimizer, loader, scheduler)
             return (Found(Inst(Ext("deepspeed.DeepSpeedEngine"), inst.site, inst.ctx)),)
+        if qualname == "deepspeed.initialize" and index == 2:  # the loader of ``training_data``, if given
+            given = resolver.keyword_at(inst.site, inst.ctx, "training_data", 4)
+            if given is None or all(f.obj == Lit(None) for f in given):
+                return (Found(Lit(None)),)
+            return (Found(Inst(Ext(DEEPSPEED_LOADER), inst.site, inst.ctx)),)
         if qualname in RANDOM_SPLIT:  # each part is a Subset of the dataset (the call's first argument)
             return (Found(Inst(Ext("torch.utils.data.Subset"), inst.site, inst.ctx)),)
         return None

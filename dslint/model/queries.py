@@ -62,13 +62,6 @@ WORKER_METHODS = ("__getitem__", "__getitems__", "__iter__", "__next__")
 # Library datasets whose own ``__getitem__`` calls a method the project's subclass defines:
 # PyTorch Geometric's ``Dataset.__getitem__`` runs ``self.get(idx)`` in the worker.
 LIBRARY_ITEM_HOOKS = {base: ("get",) for base in PYG_DATASET_BASES}
-# Library bases whose ``__call__`` runs a method the project's subclass defines: a module (or a
-# PyTorch Geometric transform) used as a dataset's transform runs its ``forward`` in the worker.
-LIBRARY_CALL_HOOKS = {
-    "torch.nn.Module": "forward", "torch.nn.modules.module.Module": "forward",
-    "torch_geometric.transforms.BaseTransform": "forward",
-    "torch_geometric.transforms.base_transform.BaseTransform": "forward",
-}
 DATASET_BASES = (
     "torch.utils.data.Dataset", "torch.utils.data.dataset.Dataset", "torch.utils.data.IterableDataset",
     "torch.utils.data.dataset.IterableDataset", "torch.utils.data.TensorDataset",
@@ -1800,17 +1793,8 @@ class Model:
         return entries
 
     def called_method(self, cls: Cls) -> Optional[Func]:
-        """What calling an instance of ``cls`` runs: its ``__call__``, or, when a library base's
-        ``__call__`` hands over to a method the class defines, that method (``forward`` of an
-        ``nn.Module`` or of a PyTorch Geometric ``BaseTransform``: ``LIBRARY_CALL_HOOKS``)."""
-        method = self.resolver.method(cls, "__call__")
-        if method is not None:
-            return method
-        for item in self.resolver.mro(cls):
-            hook = LIBRARY_CALL_HOOKS.get(item.qualname) if isinstance(item, Ext) else None
-            if hook is not None:
-                return self.resolver.method(cls, hook)
-        return None
+        """What calling an instance of ``cls`` runs (``Resolver.called_method``)."""
+        return self.resolver.called_method(cls)
 
     def _library_item_hooks(self, cls: Cls) -> Tuple[str, ...]:
         """The methods a library base's ``__getitem__`` calls on the project's subclass, when

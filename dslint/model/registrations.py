@@ -14,7 +14,9 @@ here makes, stays unknown (``Resolver.is_registry``): a registry is open to modu
 run did not read.
 
 Followed: the decorated definitions of the modules summarised up front (where datasets,
-loaders and trainers are), decorators used with or without a call, keys given to the
+loaders and trainers are), decorators used with or without a call (a registry object's own
+method applied without one, ``@TRANSFORMS.register``, gets the class, and its other parameters
+keep their defaults), keys given to the
 decorator (positionally, by keyword, or its default), a literal, or the definition's
 ``__name__`` (``key = name or cls.__name__``, ``cls.__name__.lower()``) or a class attribute
 it sets (``REGISTRY[cls.NAME] = cls``), also when the decorator hands the class and its key to
@@ -96,12 +98,12 @@ def _applications(resolver: "Resolver", module: str, definition, decorator) -> I
             outer = Ctx(func.module, func.qualname, SiteRef(module, decorator.index), ctx, receiver)
             for inner in _returned_functions(resolver, func.module, factory):
                 yield from _stores(resolver, func.module, inner, factory, outer, definition)
-    elif type(decorator) in (Name, Attr):  # the decorator itself: ``@register_model``
+    elif type(decorator) in (Name, Attr):  # the decorator itself: ``@register_model``, ``@DATASETS.register``
         for found in resolver.eval(decorator, resolver.context(module, definition.scope)):
-            if type(found.obj) is Func:
-                function = project.function(found.obj.module, found.obj.qualname)
-                if function is not None:
-                    yield from _stores(resolver, found.obj.module, function, None, None, definition)
+            func, receiver = _callee(found.obj)
+            function = project.function(func.module, func.qualname) if func is not None else None
+            if function is not None:
+                yield from _stores(resolver, func.module, function, None, None, definition, receiver)
 
 
 def _callee(obj):
@@ -128,21 +130,27 @@ def _returned_functions(resolver: "Resolver", module: str, factory: FunctionSumm
 
 
 def _stores(resolver: "Resolver", module: str, decorator: FunctionSummary, factory: Optional[FunctionSummary],
-            outer: Optional[Ctx], definition) -> Iterator[tuple]:
+            outer: Optional[Ctx], definition, bound_to=None) -> Iterator[tuple]:
     """``X[key] = <the decorated>`` statements of the decorator function, or of the method it
-    hands the decorated to (``self._do_register(name, cls)``, detectron2's registry)."""
-    if not decorator.params:
+    hands the decorated to (``self._do_register(name, cls)``, detectron2's registry).
+    ``bound_to``: the registry object whose method is the decorator itself
+    (``@DATASETS.register`` of ``def register(self, obj=None, name=None)``)."""
+    params = decorator.params[1:] if bound_to is not None else decorator.params
+    if not params:
         return
-    param = decorator.params[0].name
+    param = params[0].name
     summary = resolver.project.summary(module)
-    receiver = outer.self_obj if outer is not None else None
-    owner = factory.params[0].name if factory is not None and factory.params and receiver is not None else None
+    receiver = outer.self_obj if outer is not None else bound_to
+    owner = factory.params[0].name if factory is not None and factory.params and receiver is not None else \
+        decorator.params[0].name if bound_to is not None else None
+    if bound_to is not None:
+        outer = resolver.context(module, decorator.qualname)
     for index, store in _stores_of(summary, decorator.qualname, param):
         key = _key(resolver, module, store.key, decorator, param, outer, definition, MAX_KEY_STEPS)
         displays = _containers(resolver, module, store, decorator, owner, receiver, outer)
         if displays:
             yield module, index, None if key is _UNKNOWN else key, displays
-    if owner is None or owner in decorator.bindings:
+    if owner is None or owner in decorator.bindings or bound_to is not None:
         return
     for site in summary.calls if summary is not None else ():
         func = site.func
@@ -236,13 +244,25 @@ def _key(resolver: "Resolver", module: str, value, decorator: FunctionSummary, p
         if local:
             if len(local) == 1 and local[0].kind == "assign":
                 return _key(resolver, module, local[0].value, decorator, param, outer, definition, steps - 1)
-            return _UNKNOWN
+            default = _applied_default(decorator, value.id, local) if value.id != param else None
+            return _UNKNOWN if default is None else default.value if isinstance(default.value, (str, int)) \
+                or default.value is None else _UNKNOWN
         if outer is not None:  # the factory's parameter, as this decorator call binds it
             results = resolver.name(value.id, outer, FAR)
             if len(results) == 1 and type(results[0].obj) is Lit:
                 literal = results[0].obj.value
                 return literal if literal is None or isinstance(literal, (str, int)) else _UNKNOWN
     return _UNKNOWN
+
+
+def _applied_default(decorator: FunctionSummary, name: str, bindings) -> Optional[Const]:
+    """The literal default of a parameter the decorator's application leaves to it (applied
+    without a call, only the decorated is passed: ``name=None`` of ``register(self, obj,
+    name=None)``), when the function does not bind it again."""
+    if len(bindings) != 1 or bindings[0].kind != "param":
+        return None
+    param = next((p for p in decorator.params if p.name == name), None)
+    return param.default if param is not None and type(param.default) is Const else None
 
 
 def _chosen(resolver: "Resolver", module: str, test, decorator: FunctionSummary, param: str, outer: Optional[Ctx],

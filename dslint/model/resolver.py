@@ -42,8 +42,9 @@ from ..analysis.values import (
     root_name,
 )
 from . import configfiles, engines, externals, registrations
+from .argparse_defaults import option_names
 from .loaders import library_name
-from .libraries import (LOADED_TABLES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
+from .libraries import (LIBRARY_CALL_HOOKS, LOADED_TABLES, TORCH_MODULES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
                         parsed_table)
 from .objects import (
     literal_choices,
@@ -85,7 +86,9 @@ from .project import ModuleInfo, Project, sites_in_scope
 MAX_CALLERS = 12  # call sites followed for a parameter of a function called from many places
 MAX_ITEM_STORES = 200  # ``x[k] = v`` statements of a module evaluated to find dicts filled in later
 MAX_CANDIDATES = 48  # call sites with the callee's name examined; beyond, the callers are not all known
-MAX_CALL_DEPTH = 4  # nested call contexts (factory → factory → ...)
+CALLED_METHODS = frozenset({"__call__", "forward"})  # what calling an instance may run (``called_method``)
+SAME_MODULE_METHODS = frozenset({"cuda", "to", "eval", "train", "float", "half", "double", "cpu"})  # ``module.cuda()``: itself
+MAX_CALL_DEPTH = 6  # nested call contexts (factory → factory → ...; a runner building a dataset by name that builds its transforms by name)
 MAX_EVAL_DEPTH = 70  # nested evaluations
 # Values one question of a rule may evaluate (each memoised for the run). The caps above
 # bound each step, but not their product: a parameter of a method called from many places,
@@ -327,6 +330,7 @@ class Resolver:
         self._instance_attributes: Dict[tuple, Results] = {}  # asked again for every read of the attribute
         self._methods: Dict[Tuple[Cls, str], Optional[Func]] = {}
         self._registered: Optional["registrations.Registered"] = None
+        self._set_on_any: Dict[Tuple[Cls, str], List[Results]] = {}
         self._heirs: Optional[Dict[str, List[Tuple[str, ClassSummary]]]] = None  # base's last name → (module, class)
         self._subclasses: Dict[Cls, List[Cls]] = {}
         self._overrides_of: Dict[Tuple[Func, Cls], Optional[List[Tuple[Cls, Func]]]] = {}
@@ -831,7 +835,8 @@ class Resolver:
                 parts.append(self.attribute(found, key, ctx))  # ``**c.data_loader_kwargs`` of a project ``EasyDict``
             elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.vars" \
                     and obj.site is not None:  # ``**vars(parser.parse_args())``: the namespace's attributes
-                parts.append(self._vars_item(obj, one(Lit(key))))
+                if not self._lacks_option(obj, key):
+                    parts.append(self._vars_item(obj, one(Lit(key))))
             elif isinstance(obj, Inst) and obj.cls == ASDICT and obj.site is not None:  # ``**asdict(cfg)``: its fields
                 item = self.asdict_item(obj, key)
                 if item is not None:
@@ -884,6 +889,18 @@ class Resolver:
     def _fields_of(self, cls: Cls):
         klass = self.project.klass(cls.module, cls.qualname)
         return klass.fields if klass is not None else ()
+
+    def _lacks_option(self, mapping: Inst, key: str) -> bool:
+        """``vars(namespace)`` has no ``key``: the namespace comes from parsers whose every
+        option the code shows (``argparse_defaults.option_names``), none named so."""
+        spaces = [f.obj for f in self.keyword_at(mapping.site, mapping.ctx, "object", 0) or ()]
+        if not spaces or not all(isinstance(space, Namespace) for space in spaces):
+            return False
+        for space in spaces:
+            names = option_names(self, space.parser)
+            if names is None or key in names:
+                return False
+        return True
 
     def _vars_item(self, mapping: Inst, keys: Results) -> Results:
         """``vars(namespace)[key]``: the namespace's attribute of that name (unknown for any
@@ -1206,6 +1223,8 @@ class Resolver:
             refs = self.project.calls_named(name) + refs if name else refs
             if owner is not None and name:  # ``getattr(hook, fn_name)(self, **kwargs)`` given this name
                 refs = refs + self._dispatch_sites(name)
+            if owner is not None and name in CALLED_METHODS and self.called_method(owner) == func:
+                refs = refs + self._instance_calls(owner)  # ``model(batch)`` runs ``forward``
             if owner is None or function.name == "setup":  # ``setup(self, config)`` of a class trainable
                 launched = self._launch_sites(func if owner is None else owner)
                 result.extend((ref, None) for ref in launched[:MAX_CALLERS])
@@ -1388,6 +1407,75 @@ class Resolver:
         self._overrides_of[key] = found
         return found
 
+    def called_method(self, cls: Cls) -> Optional[Func]:
+        """What calling an instance of ``cls`` runs: its ``__call__``, or, when a library base's
+        ``__call__`` hands over to a method the class defines, that method (``forward`` of an
+        ``nn.Module`` or of a PyTorch Geometric ``BaseTransform``: ``LIBRARY_CALL_HOOKS``)."""
+        method = self.method(cls, "__call__")
+        if method is not None:
+            return method
+        for item in self.mro(cls):
+            hook = LIBRARY_CALL_HOOKS.get(item.qualname) if isinstance(item, Ext) else None
+            if hook is not None:
+                return self.method(cls, hook)
+        return None
+
+    def _instance_calls(self, owner: Cls) -> List[SiteRef]:
+        """Call sites that may call an instance of ``owner`` (or of a subclass): the calls by a
+        name the code keeps such an instance in (``model = build_model(cfg)`` ... ``self.model
+        = model`` ... ``self.model(batch)``: ``model``), a name called from more than
+        ``MAX_CANDIDATES`` places left out. Checked by ``_calls`` on what each calls."""
+        names: Set[str] = set()
+        for cls in [owner] + self.subclasses(owner):
+            for ref, _ in self.constructions(cls)[0]:
+                names |= self._holding_names(ref, 1)
+        refs: List[SiteRef] = []
+        for name in sorted(names):
+            found = self.project.calls_named(name)
+            if len(found) <= MAX_CANDIDATES:
+                refs.extend(found)
+        return refs
+
+    def _holding_names(self, ref: SiteRef, depth: int) -> Set[str]:
+        """The names the object made at ``ref`` is kept in: a local or global bound to it (or
+        to ``.cuda()``/``.to(...)``/``.eval()`` of it), an attribute set to it or to such a
+        name in the same function, and, ``depth`` calls up, the names the callers of a
+        function returning it keep it in."""
+        site = self.project.call(ref)
+        summary = self.project.summary(ref.module)
+        function = summary.functions.get(site.scope) if site.scope else None
+        bindings = function.bindings if function is not None else summary.bindings
+        names = {name for name, made in bindings.items()
+                 if any(b.kind == "assign" and self._made_at(b.value, ref.index, summary) for b in made)}
+        for store in summary.stores:
+            if store.scope == site.scope and store.kind == "assign" and store.attr != "[]" and (
+                    self._made_at(store.value, ref.index, summary)
+                    or (type(store.value) is Name and store.value.id in names)):
+                names.add(store.attr)
+        if depth > 0 and function is not None and any(
+                self._made_at(value, ref.index, summary) or (type(value) is Name and value.id in names)
+                for value in function.returns):
+            for caller, _ in self.callers(Func(ref.module, site.scope)):
+                names |= self._holding_names(caller, depth - 1)
+        return names
+
+    def _made_at(self, value, index: int, summary) -> bool:
+        """``value`` is the result of call ``index``, or of a method of it handing back the same
+        module (``Net().cuda()``, ``.to(device)``, ``.eval()``), or a branch of a conditional
+        expression is."""
+        for _ in range(3):
+            if type(value) is Op and value.op == "if":
+                return any(self._made_at(branch, index, summary) for branch in value.args[1:])
+            if type(value) is not Call:
+                return False
+            if value.index == index:
+                return True
+            func = summary.calls[value.index].func
+            if type(func) is not Attr or func.name not in SAME_MODULE_METHODS:
+                return False
+            value = func.base
+        return False
+
     def _calls(self, ref: SiteRef, func: Func, owner: Optional[Cls], function: FunctionSummary):
         """False when the call at ``ref`` does not call ``func``; else the bound instance (or None)."""
         site = self.project.call(ref)
@@ -1416,12 +1504,22 @@ class Resolver:
                     for target in self.attribute(receiver, function.name, ctx):
                         if target.obj == func:
                             return None
-            return False
+            return self._instance_called(site, ctx, func, owner, function)
         for found in self.eval(site.func, ctx):
             if found.obj == func:
                 return None
             if isinstance(found.obj, Bound) and found.obj.func == func:  # a method looked up by name
                 return found.obj.self_obj
+        return self._instance_called(site, ctx, func, owner, function)
+
+    def _instance_called(self, site: CallSite, ctx: Ctx, func: Func, owner: Optional[Cls], function: FunctionSummary):
+        """The instance the call at ``site`` calls when that runs ``func`` (``model(batch)``,
+        ``self.model(batch)`` running ``forward``); else False."""
+        if owner is None or function.name not in CALLED_METHODS:
+            return False
+        for found in self.eval(site.func, ctx):
+            if isinstance(found.obj, Inst) and isinstance(found.obj.cls, Cls) and self.called_method(found.obj.cls) == func:
+                return found.obj
         return False
 
     def _name_lookups(self) -> List[Tuple[SiteRef, FunctionSummary, str, List[int]]]:
@@ -1617,9 +1715,32 @@ class Resolver:
         if found is None:
             if inst.site is None:
                 found = self._class_attribute_value(inst, name, reader)
+                given = self._set_on_instances(inst.cls, name) if isinstance(inst.cls, Cls) else ()
+                if given:  # any instance of the class: also what code holding one sets there
+                    placeholder = found and all(type(f.obj) is Lit and f.obj.value is None for f in found)
+                    found = join(given if placeholder else [found] + given)
             else:
                 found = self.overridden(inst, name, lambda: self._class_attribute_value(inst, name, reader))
             self._instance_attributes[key] = found
+        return found
+
+    def _set_on_instances(self, cls: Cls, name: str) -> List[Results]:
+        """What code outside the class sets as ``.name`` on instances of ``cls`` or of its
+        subclasses (``hook.trainer = weakref.proxy(self)`` in a trainer's ``register_hooks``):
+        what ``self.name`` may hold in a method of the class, after it. A placeholder the class
+        sets (``trainer = None``) is what those stores fill. Memoised per class and name."""
+        key = (cls, name)
+        found = self._set_on_any.get(key)
+        if found is not None:
+            return found
+        self._set_on_any[key] = []  # recursion guard
+        found = []
+        for module, store in self._outside_stores_of(name):
+            ctx = self.context(module, store.scope)
+            if any(isinstance(f.obj, Inst) and isinstance(f.obj.cls, Cls) and f.obj.site is not None
+                   and cls in self.mro(f.obj.cls) for f in self.eval(store.target, ctx)):
+                found.append(extend(self.eval(store.value, ctx), Step(module, store.span, f"set as `.{name}`")))
+        self._set_on_any[key] = found
         return found
 
     def overridden(self, obj, name: str, own) -> Results:
@@ -1648,16 +1769,9 @@ class Resolver:
         if found is not None:
             return found
         self._overrides[key] = ([], [], False, None)  # recursion guard
-        if self._stores_outside is None:
-            self._stores_outside = {}
-            for info in self.project.eager_modules():
-                for store in info.summary.stores:
-                    if self._sets_from_outside(info.key, store):
-                        self._stores_outside.setdefault(store.attr, []).append((info.key, store))
-            self._stores_outside = {attr: tuple(stores) for attr, stores in self._stores_outside.items()}
         always, defaults, sometimes, fills, unknown = [], [], [], False, None
         last = None  # where the unconditional store in effect is made
-        for module, store in self._stores_outside.get(name, ()) + self._home_stores(obj, name):
+        for module, store in self._outside_stores_of(name) + self._home_stores(obj, name):
             ctx = self.context(module, store.scope)
             if not any(same_object(f.obj, obj) for f in self.eval(store.target, ctx)):
                 continue
@@ -1682,6 +1796,18 @@ class Resolver:
         always = always or defaults  # what a function sets on the object replaces the module's default
         self._overrides[key] = (always, sometimes, fills, unknown)
         return always, sometimes, fills, unknown
+
+    def _outside_stores_of(self, name: str) -> tuple:
+        """(module, store) of the ``x.name = value`` statements made from outside ``x``'s class,
+        in the modules summarised up front: indexed once per run."""
+        if self._stores_outside is None:
+            index: Dict[str, list] = {}
+            for info in self.project.eager_modules():
+                for store in info.summary.stores:
+                    if self._sets_from_outside(info.key, store):
+                        index.setdefault(store.attr, []).append((info.key, store))
+            self._stores_outside = {attr: tuple(stores) for attr, stores in index.items()}
+        return self._stores_outside.get(name, ())
 
     def _global_root(self, module: str, store) -> bool:
         """The store's target starts from a module-level object its function does not bind
@@ -2693,7 +2819,13 @@ class Resolver:
             described = self._described_method(obj.cls, name)
             if described is not None:  # the library's own source is linted: its table entry still decides
                 return one(Inst(Ext(described), ref, ctx))
+            if name in SAME_MODULE_METHODS and self.method(obj.cls, name) is None and self.is_torch_module(obj.cls):
+                return (receiver,)  # ``Net().cuda()``, ``model.to(device)``: the module itself
         return join(self.invoke(f, ref, ctx) for f in self.attribute(receiver, name, ctx))
+
+    def is_torch_module(self, cls: Cls) -> bool:
+        """A project subclass of ``torch.nn.Module``."""
+        return any(isinstance(item, Ext) and item.qualname in TORCH_MODULES for item in self.mro(cls))
 
     def _described_method(self, cls: Cls, name: str) -> Optional[str]:
         """The dotted name of ``cls.name`` when the library table describes it (linting
