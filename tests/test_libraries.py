@@ -24,7 +24,7 @@ LIBRARIES = FIXTURES / "libraries"
 REPOS = sorted(p.parent for p in LIBRARIES.glob("*/EXPECTED"))
 MARKER = re.compile(r"#\s*(DSL\d{3})\b")
 NAMES = ("torchdata", "webdataset", "monai", "torch_geometric", "timm", "dgl", "transformers", "accelerate", "lightning",
-         "pytorch_lightning", "ignite", "vendorlib", "_native_loader", "mmengine", "mmdet", "detectron2", "deepspeed")
+         "pytorch_lightning", "ignite", "vendorlib", "_native_loader", "mmengine", "mmdet", "detectron2", "deepspeed", "ray")
 
 
 def expected(repo):
@@ -52,7 +52,7 @@ def test_every_library_of_the_issue_has_a_repo():
     names = {repo.name for repo in REPOS}
     assert names == {f"{n}_project" for n in ("torchdata", "webdataset", "monai", "pyg", "dgl", "timm", "transformers",
                                               "accelerate", "lightning", "ignite", "own_loaders",
-                                              "configured", "mmengine", "detectron2", "deepspeed")}
+                                              "configured", "mmengine", "detectron2", "deepspeed", "ray")}
 
 
 @pytest.mark.parametrize("repo", REPOS, ids=[r.name for r in REPOS])

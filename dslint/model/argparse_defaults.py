@@ -48,16 +48,17 @@ def parser_sites(resolver: "Resolver", parser: Inst, depth: int = 0) -> Set[Site
     return sites
 
 
-OPTION_SOURCES = ("add_argument", "set_defaults", "add_argument_group", "add_mutually_exclusive_group",
-                  "add_subparsers")
+# an argument group's ``add_argument`` is read as the parser's (the group is the parser to the
+# model); subparsers add namespaces of their own
+OPTION_SOURCES = ("add_argument", "set_defaults", "add_subparsers")
 
 
 def option_names(resolver: "Resolver", parser: Inst) -> Optional[Set[str]]:
     """Every attribute a parse of ``parser`` sets, when the code shows them all: each
     ``add_argument`` or ``set_defaults`` call that may be made on it (or on a parser it
     inherits) names its destinations. None when one may not be known: a call on something
-    the model cannot tell apart from it, an argument group or subparsers of it, a destination
-    not written out, a parent parser not followed. Memoised per parser."""
+    the model cannot tell apart from it, a destination
+    not written out, a parent parser not followed, subparsers. Memoised per parser."""
     memo = resolver.__dict__.setdefault("_argparse_option_names", {})
     if parser in memo:
         return memo[parser]

@@ -116,6 +116,7 @@ class Wrapper:
     library: str
     moves_batches: str = "device"
     moves_when: str = ""  # argument of the call that must be true for it to move batches (default off)
+    moves_unless: Tuple[str, int] = ("", -1)  # argument (and position) of the call that, false, stops it (default on)
     moves_unless_owner: str = ""  # argument of the owner's construction that, when false, stops it
     shards: bool = True
     sets_epoch: bool = True
@@ -262,6 +263,11 @@ WRAPPERS: Tuple[Wrapper, ...] = (
             moves_unless_owner="device_placement"),
     # data_loader.prepare_data_loader(..., put_on_device=False): shards, moves only when asked
     Wrapper(("accelerate.data_loader.prepare_data_loader",), "accelerate", moves_when="put_on_device"),
+    # Ray Train 2.x train/torch/train_loop_utils.py: prepare_data_loader(data_loader, add_dist_sampler=True,
+    # move_to_device=True, auto_transfer=True) rebuilds the loader with a DistributedSampler (not for an
+    # IterableDataset) and, unless told not to, moves each batch to the worker's device; no set_epoch
+    Wrapper(("ray.train.torch.prepare_data_loader", "ray.train.torch.train_loop_utils.prepare_data_loader"), "ray",
+            moves_unless=("move_to_device", 2), sets_epoch=False),
 )
 # Calls that hand back the loader they are given, as it was (managed or not).
 PASS_THROUGH = ("accelerate.Accelerator.skip_first_batches", "accelerate.skip_first_batches",
@@ -333,8 +339,13 @@ LAUNCHED_ARGUMENTS = {
 TRIAL_RUNNERS = {
     "ray.tune.Tuner": (0, "trainable", "param_space"), "ray.tune.tuner.Tuner": (0, "trainable", "param_space"),
     "ray.tune.run": (0, "run_or_experiment", "config"), "ray.tune.tune.run": (0, "run_or_experiment", "config"),
+    # Ray Train 2.x: TorchTrainer(train_loop_per_worker, *, train_loop_config=None, ...) runs the function
+    # in each training worker with the config
+    **{name: (0, "train_loop_per_worker", "train_loop_config") for name in (
+        "ray.train.torch.TorchTrainer", "ray.train.torch.torch_trainer.TorchTrainer",
+        "ray.train.data_parallel_trainer.DataParallelTrainer")},
 }
-TRIAL_RUNNER_NAMES = frozenset({"Tuner", "run"})
+TRIAL_RUNNER_NAMES = frozenset({"Tuner", "run", "TorchTrainer", "DataParallelTrainer"})
 EXPERIMENT_RUNS = frozenset({"wandb.init", "wandb.sdk.wandb_init.init"})  # ``run.config``: the config given
 POOL_CLASSES = ("multiprocessing.Pool", "multiprocessing.pool.Pool", "torch.multiprocessing.Pool",
                 "concurrent.futures.ProcessPoolExecutor", "concurrent.futures.process.ProcessPoolExecutor")
@@ -662,6 +673,9 @@ class Libraries:
         if wrapper.moves_when:
             given = resolver.keyword_at(inst.site, inst.ctx, wrapper.moves_when)
             return given is not None and truthiness(given) == "true"
+        if wrapper.moves_unless[0]:
+            given = resolver.keyword_at(inst.site, inst.ctx, *wrapper.moves_unless)
+            return given is None or truthiness(given) != "false"
         if wrapper.moves_unless_owner:
             func = resolver.project.call(inst.site).func
             ctx = inst.ctx or Ctx(inst.site.module, resolver.project.call(inst.site).scope)

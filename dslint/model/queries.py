@@ -2703,7 +2703,7 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
         index = site.loop
         iteration = iteration._replace(loop=index)
     loop = summary.loops[index]
-    if loop.kind == "comp" or model.managed(iteration.loader):
+    if loop.kind == "comp" or _moved_by_framework(model, iteration.loader):
         return []
     workers = model.workers(iteration.loader)
     if not workers.positive or workers.threads:
@@ -2734,6 +2734,12 @@ def _kept_in_loop(model: Model, iteration: Iteration) -> List[Kept]:
     out.extend(_kept_by_statements(model, iteration, loop, function, ctx))
     out.extend(_kept_by_callees(model, iteration, loop, function, ctx))
     return out
+
+
+def _moved_by_framework(model: Model, loader) -> bool:
+    """A framework hands out the loader's batches on the device (a loader it prepared without
+    moving, Ray's ``prepare_data_loader(loader, move_to_device=False)``, hands out host batches)."""
+    return bool(model.managed(loader)) and not (isinstance(loader, Managed) and not loader.moves_batches)
 
 
 def _kept_by_callees(model: Model, iteration: Iteration, loop: Loop, function, ctx: Ctx) -> List[Kept]:
