@@ -66,15 +66,16 @@ def test_fixture_comments_mark_exactly_the_expected_lines(repo):
     assert markers(repo) == expected(repo)
 
 
-def message(repo, code):
-    found = [f["message"] for f in findings(repo) if f["code"] == code]
+def message(repo, code, path=None):
+    found = [f["message"] for f in findings(repo) if f["code"] == code
+             and (path is None or f["filename"].removeprefix("./") == path)]
     assert len(found) == 1, found
     return found[0]
 
 
 def test_messages_use_the_library_names():
     repo = LIBRARIES / "transformers_project"
-    assert "use `dataloader_persistent_workers=WORKERS > 0`" in message(repo, "DSL201")
+    assert "use `dataloader_persistent_workers=WORKERS > 0`" in message(repo, "DSL201", "config.py")
     prefetching = [f["message"] for f in findings(repo) if f["code"] == "DSL202"]
     assert len(prefetching) == 2 and all("--dataloader_prefetch_factor can only be set" in m for m in prefetching)
     assert "starts DataLoader workers" in message(repo, "DSL101")

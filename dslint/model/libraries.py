@@ -413,6 +413,13 @@ def entry_point(qualname: str, method: str, candidates) -> Optional[str]:
 
 
 # Calls whose iteration is the iteration of their (first, or every) positional argument.
+# Installed registries (fvcore 0.1 common/registry.py, detectron2 utils/registry.py: ``register(obj=None)``,
+# a decorator when called without the object, keys the class by its ``__name__``; mmengine 0.10
+# registry.py: ``register_module(name=None, force=False, module=None)``); ``get(name)`` hands it back
+EXTERNAL_REGISTRIES = frozenset({"fvcore.common.registry.Registry", "fvcore.common.Registry",
+                                 "detectron2.utils.registry.Registry", "mmengine.registry.Registry",
+                                 "mmengine.Registry", "mmcv.utils.Registry", "mmcv.utils.registry.Registry"})
+REGISTERING_METHODS = {"register": None, "register_module": ("name", 0)}  # method → where a key is given
 # Library bases whose ``__call__`` runs a method the project's subclass defines: a module (or a
 # PyTorch Geometric transform) runs its ``forward`` when called (``model(batch)``, a dataset's transform).
 TORCH_MODULES = ("torch.nn.Module", "torch.nn.modules.module.Module")

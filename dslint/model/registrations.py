@@ -11,7 +11,9 @@ decorator) holds every registered class under its own key. So a lookup ``STREAMS
 ``registry.get(name)`` or ``TRAINERS["ddp"](cfg)`` finds the class registered under that key.
 A key that is not known (a config file's, a command line's), or that no registration read
 here makes, stays unknown (``Resolver.is_registry``): a registry is open to modules the
-run did not read.
+run did not read. An installed library's registry object (fvcore's, detectron2's, mmengine's
+``Registry``: ``@READERS.register()`` then ``READERS.get(name)``) keeps what the project's
+decorated definitions register in it (``external``), by the key given or the definition's name.
 
 Followed: the decorated definitions of the modules summarised up front (where datasets,
 loaders and trainers are), decorators used with or without a call (a registry object's own
@@ -32,7 +34,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, NamedTuple, Optional, Se
 
 from ..analysis.summary import AttrStore, ClassSummary, FunctionSummary
 from ..analysis.values import FAR, Attr, Call, Const, DictDisplay, FunctionRef, Name, Op
-from .objects import Bound, Cls, Container, Ctx, Found, Func, Lit, Results, SiteRef, Step
+from .objects import Bound, Cls, Container, Ctx, Ext, Found, Func, Inst, Lit, Results, SiteRef, Step
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -81,6 +83,44 @@ def registered_by(resolver: "Resolver", modules: List[str]) -> Registered:
                     subclass = resolver.project.klass(sub.module, sub.qualname)
                     add(sub.module, subclass, _stores(resolver, key, hook, None, None, subclass))
     return Registered(entries, replaced)
+
+
+def external(resolver: "Resolver", modules: List[str]) -> Dict[SiteRef, Dict[str, List[Results]]]:
+    """What the decorated definitions of ``modules`` register in installed registries
+    (``READER_REGISTRY = Registry("READER")`` of fvcore, then ``@READER_REGISTRY.register()``):
+    registry object's construction → key → the definitions. The key is the one given to
+    ``register_module(name=...)`` when written out, else the definition's name."""
+    from .libraries import EXTERNAL_REGISTRIES, REGISTERING_METHODS
+
+    out: Dict[SiteRef, Dict[str, List[Results]]] = {}
+    for key in modules:
+        summary = resolver.project.summary(key)
+        if summary is None:
+            continue
+        for definition in [*summary.classes.values(), *summary.functions.values()]:
+            for decorator in definition.decorators:
+                site = summary.calls[decorator.index] if type(decorator) is Call else None
+                method = site.func if site is not None else decorator
+                if type(method) is not Attr or method.name not in REGISTERING_METHODS:
+                    continue
+                ctx = resolver.context(key, definition.scope)
+                registries = [f.obj for f in resolver.eval(method.base, ctx) if isinstance(f.obj, Inst)
+                              and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname in EXTERNAL_REGISTRIES
+                              and f.obj.site is not None]
+                name = definition.name
+                where = REGISTERING_METHODS[method.name]
+                if site is not None and where is not None:
+                    given = resolver.keyword_at(SiteRef(key, decorator.index), ctx, *where)
+                    if given is not None:
+                        names = [f.obj.value for f in given if isinstance(f.obj, Lit) and isinstance(f.obj.value, str)]
+                        if len(names) != len(given) or len(names) != 1:
+                            continue  # a key the model cannot read
+                        name = names[0]
+                value = (Cls if isinstance(definition, ClassSummary) else Func)(key, definition.qualname)
+                found = (Found(value, (Step(key, definition.span, "registered here"),)),)
+                for registry in registries:
+                    out.setdefault(registry.site, {}).setdefault(name, []).append(found)
+    return out
 
 
 def _applications(resolver: "Resolver", module: str, definition, decorator) -> Iterator[tuple]:

@@ -44,7 +44,7 @@ from ..analysis.values import (
 from . import configfiles, engines, externals, registrations
 from .argparse_defaults import option_names
 from .loaders import library_name
-from .libraries import (LIBRARY_CALL_HOOKS, LOADED_TABLES, TORCH_MODULES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
+from .libraries import (EXTERNAL_REGISTRIES, LIBRARY_CALL_HOOKS, LOADED_TABLES, TORCH_MODULES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
                         parsed_table)
 from .objects import (
     literal_choices,
@@ -331,6 +331,7 @@ class Resolver:
         self._methods: Dict[Tuple[Cls, str], Optional[Func]] = {}
         self._registered: Optional["registrations.Registered"] = None
         self._set_on_any: Dict[Tuple[Cls, str], List[Results]] = {}
+        self._external: Optional[Dict[SiteRef, Dict[str, List[Results]]]] = None  # installed registries' entries
         self._heirs: Optional[Dict[str, List[Tuple[str, ClassSummary]]]] = None  # base's last name → (module, class)
         self._subclasses: Dict[Cls, List[Cls]] = {}
         self._overrides_of: Dict[Tuple[Func, Cls], Optional[List[Tuple[Cls, Func]]]] = {}
@@ -1081,7 +1082,8 @@ class Resolver:
             return UNKNOWN_RESULT
         site = self.project.call(ctx.call)
         function = self.project.function(kwargs.func.module, kwargs.func.qualname)
-        named = {p.name for p in function.params} if function is not None else set()
+        # a keyword naming a parameter is bound to it (``*args``/``**kwargs`` cannot be named)
+        named = {p.name for p in function.params if p.kind not in ("vararg", "kwarg")} if function is not None else set()
         if key in named:
             return None
         for (name, value), span in zip(site.keywords, site.keyword_spans):
@@ -1989,15 +1991,24 @@ class Resolver:
         return None
 
     def outside_base_argument(self, inst: Inst, name: str) -> Optional[Results]:
-        """``self.<name>`` an outside base class stores from the keyword ``name`` of its ``__init__``."""
-        if not any(isinstance(item, Ext) for item in self.mro(inst.cls)):
+        """``self.<name>`` an outside base class stores from the keyword ``name`` of its ``__init__``
+        (given there, or in the ``**kwargs`` the subclass's ``__init__`` forwards to it); in a
+        method, for any construction of the class (``self.args`` of a ``Trainer`` subclass built
+        with ``args=training_args``)."""
+        if not isinstance(inst.cls, Cls) or not any(isinstance(item, Ext) for item in self.mro(inst.cls)):
             return None
+        if inst.site is None:
+            sites, complete = self.constructions(inst.cls)
+            parts = [self.outside_base_argument(Inst(inst.cls, site, ctx), name) for site, ctx in sites]
+            if not sites or not complete or any(part is None for part in parts):
+                return None
+            return join(parts)
         found = self.outside_init_call(inst)
         if found is None:
             return None
         site, ctx, _ = found
         call = self.project.call(site)
-        if not any(key == name for key, _ in call.keywords):
+        if not any(key == name or key is None for key, _ in call.keywords):
             return None
         return self.keyword_at(site, ctx, name)
 
@@ -2433,6 +2444,24 @@ class Resolver:
                 del self._item_stores[module]  # indexed without the registrations: again when next asked
         return self._registered
 
+    def external_lookup(self, registry: Inst, ref: SiteRef, ctx: Ctx) -> Results:
+        """``REGISTRY.get(name)`` of an installed registry (``libraries.EXTERNAL_REGISTRIES``):
+        what the project's decorated definitions registered under that name (its modules
+        summarised up front, and the skipped ones they import that register); unknown for a
+        name not known or not registered here."""
+        names = literal_choices(self.keyword_at(ref, ctx, "name", 0) or UNKNOWN_RESULT, str)
+        if names is None:
+            return UNKNOWN_RESULT
+        if self._external is None:
+            self._external = {}  # recursion guard
+            modules = [info.key for info in self.project.eager_modules()]
+            for info in {info.boundary: info for info in self.project.eager_modules()}.values():
+                modules.extend(other.key for other, _ in self.project.registering_skipped(info.boundary, REGISTERING))
+            self._external = registrations.external(self, modules)
+        entries = self._external.get(registry.site, {})
+        parts = [join(entries[name]) if name in entries else UNKNOWN_RESULT for name in names]
+        return join(parts)
+
     def is_registry(self, container: Container) -> bool:
         """Whether decorators register definitions in this dict (``registrations``)."""
         return id(container.value) in self.registered().entries.get(container.ctx.module, {})
@@ -2791,6 +2820,8 @@ class Resolver:
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
             if name in BAG_COPIES and obj.cls.qualname in ATTRIBUTE_BAGS:
                 return (receiver,)  # ``_C.clone()``: the same entries
+            if name == "get" and obj.cls.qualname in EXTERNAL_REGISTRIES and obj.site is not None:
+                return self.external_lookup(obj, ref, ctx)  # ``READER_REGISTRY.get(cfg.DATA.READER)``
             handled = self.libraries.method_call(self, obj, name, ref, ctx)
             if handled is not None:
                 return handled
