@@ -63,26 +63,35 @@ def registered_by(resolver: "Resolver", modules: List[str]) -> Registered:
     replaced: Set[Tuple[str, int]] = set()
 
     def add(module: str, definition, made) -> None:
-        value = (Cls if isinstance(definition, ClassSummary) else Func)(module, definition.qualname)
-        found = (Found(value, (Step(module, definition.span, "registered here"),)),)
+        found = _registered_value(module, definition)
         for store_module, index, key, displays in made:
             for container in displays:
                 entries.setdefault(container.ctx.module, {}).setdefault(id(container.value), []).append((key, found))
             replaced.add((store_module, index))
 
+    for key, summary, definition in _definitions(resolver, modules):
+        for decorator in definition.decorators:
+            add(key, definition, _applications(resolver, key, definition, decorator))
+        if isinstance(definition, ClassSummary) and "__init_subclass__" in definition.methods:
+            hook = summary.functions.get(f"{definition.qualname}.__init_subclass__")
+            for sub in resolver.subclasses(Cls(key, definition.qualname)) if hook is not None else ():
+                subclass = resolver.project.klass(sub.module, sub.qualname)
+                add(sub.module, subclass, _stores(resolver, key, hook, None, None, subclass))
+    return Registered(entries, replaced)
+
+
+def _definitions(resolver: "Resolver", modules: List[str]):
+    """(module, summary, class or function summary) of every definition of ``modules``."""
     for key in modules:
         summary = resolver.project.summary(key)
-        if summary is None:
-            continue
-        for definition in [*summary.classes.values(), *summary.functions.values()]:
-            for decorator in definition.decorators:
-                add(key, definition, _applications(resolver, key, definition, decorator))
-            if isinstance(definition, ClassSummary) and "__init_subclass__" in definition.methods:
-                hook = summary.functions.get(f"{definition.qualname}.__init_subclass__")
-                for sub in resolver.subclasses(Cls(key, definition.qualname)) if hook is not None else ():
-                    subclass = resolver.project.klass(sub.module, sub.qualname)
-                    add(sub.module, subclass, _stores(resolver, key, hook, None, None, subclass))
-    return Registered(entries, replaced)
+        for definition in [*summary.classes.values(), *summary.functions.values()] if summary is not None else ():
+            yield key, summary, definition
+
+
+def _registered_value(module: str, definition) -> Results:
+    """What registering ``definition`` puts in a registry: the class or function, shown where it is."""
+    value = (Cls if isinstance(definition, ClassSummary) else Func)(module, definition.qualname)
+    return (Found(value, (Step(module, definition.span, "registered here"),)),)
 
 
 def external(resolver: "Resolver", modules: List[str]) -> Dict[SiteRef, Dict[str, List[Results]]]:
@@ -93,33 +102,27 @@ def external(resolver: "Resolver", modules: List[str]) -> Dict[SiteRef, Dict[str
     from .libraries import EXTERNAL_REGISTRIES, REGISTERING_METHODS
 
     out: Dict[SiteRef, Dict[str, List[Results]]] = {}
-    for key in modules:
-        summary = resolver.project.summary(key)
-        if summary is None:
-            continue
-        for definition in [*summary.classes.values(), *summary.functions.values()]:
-            for decorator in definition.decorators:
-                site = summary.calls[decorator.index] if type(decorator) is Call else None
-                method = site.func if site is not None else decorator
-                if type(method) is not Attr or method.name not in REGISTERING_METHODS:
-                    continue
-                ctx = resolver.context(key, definition.scope)
-                registries = [f.obj for f in resolver.eval(method.base, ctx) if isinstance(f.obj, Inst)
-                              and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname in EXTERNAL_REGISTRIES
-                              and f.obj.site is not None]
-                name = definition.name
-                where = REGISTERING_METHODS[method.name]
-                if site is not None and where is not None:
-                    given = resolver.keyword_at(SiteRef(key, decorator.index), ctx, *where)
-                    if given is not None:
-                        names = [f.obj.value for f in given if isinstance(f.obj, Lit) and isinstance(f.obj.value, str)]
-                        if len(names) != len(given) or len(names) != 1:
-                            continue  # a key the model cannot read
-                        name = names[0]
-                value = (Cls if isinstance(definition, ClassSummary) else Func)(key, definition.qualname)
-                found = (Found(value, (Step(key, definition.span, "registered here"),)),)
-                for registry in registries:
-                    out.setdefault(registry.site, {}).setdefault(name, []).append(found)
+    for key, summary, definition in _definitions(resolver, modules):
+        for decorator in definition.decorators:
+            site = summary.calls[decorator.index] if type(decorator) is Call else None
+            method = site.func if site is not None else decorator
+            if type(method) is not Attr or method.name not in REGISTERING_METHODS:
+                continue
+            ctx = resolver.context(key, definition.scope)
+            registries = [f.obj for f in resolver.eval(method.base, ctx) if isinstance(f.obj, Inst)
+                          and isinstance(f.obj.cls, Ext) and f.obj.cls.qualname in EXTERNAL_REGISTRIES
+                          and f.obj.site is not None]
+            name = definition.name
+            where = REGISTERING_METHODS[method.name]
+            if site is not None and where is not None:
+                given = resolver.keyword_at(SiteRef(key, decorator.index), ctx, *where)
+                if given is not None:
+                    names = [f.obj.value for f in given if isinstance(f.obj, Lit) and isinstance(f.obj.value, str)]
+                    if len(names) != len(given) or len(names) != 1:
+                        continue  # a key the model cannot read
+                    name = names[0]
+            for registry in registries:
+                out.setdefault(registry.site, {}).setdefault(name, []).append(_registered_value(key, definition))
     return out
 
 
