@@ -273,6 +273,16 @@ WRAPPERS: Tuple[Wrapper, ...] = (
 PASS_THROUGH = ("accelerate.Accelerator.skip_first_batches", "accelerate.skip_first_batches",
                 "accelerate.data_loader.skip_first_batches")
 LIGHTNING_MODULES = ("lightning.LightningModule", "lightning.pytorch.LightningModule", "pytorch_lightning.LightningModule")
+# Methods a framework calls for every batch on the project's subclass, like the body of a loop:
+# (the framework's classes, the methods, who calls them)
+STEP_HOOKS = (
+    (LIGHTNING_MODULES, frozenset({"training_step", "validation_step", "test_step", "predict_step"}), ""),
+    # transformers 5.x trainer.py: the training loop calls training_step(model, inputs), which
+    # calls compute_loss(model, inputs); the evaluation loop calls prediction_step
+    (("transformers.Trainer", "transformers.trainer.Trainer", "transformers.Seq2SeqTrainer",
+      "transformers.trainer_seq2seq.Seq2SeqTrainer"),
+     frozenset({"training_step", "compute_loss", "prediction_step"}), "the Hugging Face Trainer calls it for every batch"),
+)
 HOOKS: Tuple[Hooks, ...] = (
     Hooks(LIGHTNING_MODULES + ("lightning.LightningDataModule", "lightning.pytorch.LightningDataModule",
                                "pytorch_lightning.LightningDataModule"),

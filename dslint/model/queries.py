@@ -28,7 +28,7 @@ from . import externals, mmconfig
 from .effects import SHARDING_NAMES, datasets_pool, main_process_only
 from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
-from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HF_DATASETS, HOOKS, LIGHTNING_MODULES,
+from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HF_DATASETS, HOOKS, STEP_HOOKS,
                         POOL_INITIALIZERS, PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, PYG_DATASET_BASES,
                         SUBSETS, TORCH_SAMPLING, entry_point, matches, process_target, split_entry_point,
                         without_context)
@@ -78,7 +78,6 @@ HIGHER_ORDER_CALLS = frozenset({"map", "imap", "imap_unordered", "starmap", "map
                                 "apply", "apply_async", "filter", "reduce", "sorted", "Thread"})
 HANDOFF_DEPTH = 2  # calls from the code holding a loader to a module it hands the loader or its batches to
 EPOCH_PARAMETERS = frozenset({"epoch", "cur_epoch", "epoch_idx", "current_epoch", "epoch_id", "epoch_num"})
-STEP_HOOKS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})  # Lightning: per batch
 IGNITE_PARALLEL = frozenset({"ignite.distributed.Parallel", "ignite.distributed.launcher.Parallel"})
 PROCESS_STARTERS_LAST = frozenset({"spawn", "start_processes", "Pool", "ProcessPoolExecutor"})
 
@@ -987,16 +986,18 @@ class Model:
         return found
 
     def _step_hook(self, module: str, scope: str) -> Optional[Epochs]:
-        """A Lightning module's per-batch hook (``training_step``...), or an ignite engine's
-        process function: the framework calls it for every batch, like the body of a loop."""
+        """A framework's per-batch hook (Lightning's ``training_step``, a Hugging Face
+        ``Trainer``'s ``compute_loss``: ``libraries.STEP_HOOKS``), or an ignite engine's process
+        function: the framework calls it for every batch, like the body of a loop."""
         function = self.project.function(module, scope) if scope else None
         if function is not None and self.resolver.engines.is_process_function(Func(module, scope)):
             return Epochs(module, -1, None, None, (), function.name, "an ignite engine calls it for every batch")
-        if function is None or function.scope_kind != "class" or function.name not in STEP_HOOKS:
+        if function is None or function.scope_kind != "class":
             return None
-        for item in self.resolver.mro(Cls(module, function.scope)):
-            if isinstance(item, Ext) and matches(item.qualname, LIGHTNING_MODULES):
-                return Epochs(module, -1, None, None, (), function.name)
+        for bases, methods, caller in STEP_HOOKS:
+            if function.name in methods and any(isinstance(item, Ext) and matches(item.qualname, bases)
+                                                for item in self.resolver.mro(Cls(module, function.scope))):
+                return Epochs(module, -1, None, None, (), function.name, caller)
         return None
 
     def _drawn_in_same_pass(self, ref: SiteRef, site: CallSite) -> Optional[Step]:
