@@ -2845,11 +2845,25 @@ def _kept_by_callee(model: Model, iteration: Iteration, callee: Func, given, shi
                 continue
             evidence = _tensor_field(model, iteration.loader, path) if any(type(key) is FieldKey for key in path) \
                 else _tensor_batches(model, iteration.loader) or _tensor_field(model, iteration.loader, path)
+            evidence = evidence or _concatenated_on_self(model, callee, function, call.base.name)
             if evidence:
                 out.append(Kept(iteration, callee.module, site.span, site.arg_spans[-1], f"self.{call.base.name}",
                                 evidence, trail))
                 break
     return out
+
+
+def _concatenated_on_self(model: Model, method: Func, function, attr: str) -> str:
+    """"`torch.cat(self.targets)` at line N" when a method of the class of ``method`` joins the
+    list ``self.<attr>`` as tensors (an out-of-fold collector's ``compute()``)."""
+    klass = model.project.klass(method.module, function.scope)
+    for name in klass.methods if klass is not None else ():
+        other = model.project.function(method.module, f"{function.scope}.{name}")
+        if other is not None and other.params:
+            found = _concatenated(model, method.module, other.qualname, Attr(Name(other.params[0].name), attr))
+            if found:
+                return found
+    return ""
 
 
 def _param_path(model: Model, value, names: Set[str], ctx: Ctx, depth: int = 0) -> Optional[Tuple[object, ...]]:
