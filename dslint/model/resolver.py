@@ -1971,23 +1971,28 @@ class Resolver:
     def outside_init_call(self, inst: Inst):
         """(call, context, shift) whose arguments reach the ``__init__`` of an outside base class
         (``class Folder(ImageFolder)``): the construction itself, or the ``super().__init__(...)``
-        of the project class that defines ``__init__``. None when no outside base is involved."""
+        of the last project class whose ``__init__`` the chain of ``super().__init__`` calls runs
+        before the outside base's, each bound by the call before it. None when no outside base
+        is involved, or a project ``__init__`` on the way calls none."""
         if inst.site is None or not isinstance(inst.cls, Cls):
             return None
+        site, ctx, shift = inst.site, inst.ctx, 0
         for item in self.mro(inst.cls):
             if isinstance(item, Ext):
-                return inst.site, inst.ctx, 0
+                return site, ctx, shift
             klass = self.project.klass(item.module, item.qualname)
             if klass is None or "__init__" not in klass.methods:
                 continue
             init = self.project.function(item.module, f"{item.qualname}.__init__")
             summary = self.project.summary(item.module)
             for index in sites_in_scope(self.project, item.module, init.qualname):
-                site = summary.calls[index]
-                if isinstance(site.func, Attr) and site.func.name == "__init__":
-                    ctx = Ctx(item.module, init.qualname, inst.site, inst.ctx, inst)
-                    return SiteRef(item.module, index), ctx, 0 if isinstance(site.func.base, Call) else 1
-            return None
+                call = summary.calls[index]
+                if isinstance(call.func, Attr) and call.func.name == "__init__":
+                    ctx = Ctx(item.module, init.qualname, site, ctx, inst)
+                    site, shift = SiteRef(item.module, index), 0 if isinstance(call.func.base, Call) else 1
+                    break
+            else:
+                return None
         return None
 
     def outside_base_argument(self, inst: Inst, name: str) -> Optional[Results]:
