@@ -403,9 +403,8 @@ def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
         if not epochs:
             continue
         site = model.project.call(run.run)
-        for found in run.data:
-            loader = found.obj
-            if not isinstance(loader, Inst) or not model.resolver.is_loader(loader) or model.managed(loader):
+        for loader in engines.run_loaders(run):
+            if model.managed(loader):
                 continue
             shuffling = _shuffling_sampler(model, loader)
             if shuffling is None or shuffling[0].site in reported:

@@ -15,7 +15,7 @@ from ..analysis.summary import Span
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Cls, Inst, Step
+from ..model.objects import Cls, Step
 from ..model.queries import Model
 from .base import finding, source, where
 
@@ -76,9 +76,8 @@ def _engine_epochs(model: Model, reported) -> Iterator[Finding]:
             continue
         site = model.project.call(run.run)
         ran = Step(run.run.module, site.span, "the engine runs over it once per epoch here")
-        for found in run.data:
-            loader = found.obj
-            if not isinstance(loader, Inst) or not model.resolver.is_loader(loader) or model.managed(loader):
+        for loader in engines.run_loaders(run):
+            if model.managed(loader):
                 continue
             kept = _persistent(model, loader)
             for change, span in _new_changes(model, model.changes_in_regions(loader, regions) if kept else (), reported):

@@ -12,8 +12,8 @@ from typing import Iterator, Set
 from ..analysis.values import Call, Name, last_name
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.engines import calls_within
-from ..model.objects import Func, Inst, Lit, Step
+from ..model.engines import made_by
+from ..model.objects import Func, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -70,9 +70,8 @@ def _engine_epochs(model: Model, reported: Set[object]) -> Iterator[Finding]:
             if handled is None:
                 continue
             epochs = handled
-        for found in run.data:
-            loader = found.obj
-            base = loaders.base_loader(loader) if isinstance(loader, Inst) and model.resolver.is_loader(loader) else None
+        for loader in engines.run_loaders(run):
+            base = loaders.base_loader(loader)
             if base is None or base in reported:
                 continue
             workers = _restarting_workers(model, loader)
@@ -103,7 +102,7 @@ def _handled_each_epoch(model: Model, run, handlers, several):
     trainer's ``EPOCH_COMPLETED`` handler), when that engine runs several; else None."""
     scope = model.project.call(run.run).scope
     for engine in handlers.get(Func(run.run.module, scope), ()) if scope else ():
-        for made in (engine.site, *calls_within(engine.ctx)):
+        for made in made_by(engine):
             if made in several:
                 return several[made]
     return None

@@ -125,9 +125,7 @@ class Engines:
 
     def told_epochs(self, run: EngineRun) -> Optional[Results]:
         """The epochs a run is told, when a known number above 1 (``max_epochs=10``), else None."""
-        site = self.resolver.project.call(run.run)
-        ctx = self.resolver.context(run.run.module, site.scope)
-        epochs = self.resolver.keyword_at(run.run, ctx, "max_epochs", 1)
+        epochs = self._max_epochs(run)
         if epochs and all(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1 for f in epochs):
             return epochs
         return None
@@ -136,19 +134,29 @@ class Engines:
         """The run is told a number of epochs not known to be one (``max_epochs=cfg["epochs"]``):
         its epoch handlers are there to run between epochs. Without ``max_epochs`` a fresh
         engine runs one epoch."""
-        site = self.resolver.project.call(run.run)
-        epochs = self.resolver.keyword_at(run.run, self.resolver.context(run.run.module, site.scope), "max_epochs", 1)
+        epochs = self._max_epochs(run)
         return epochs is not None and not all(
             isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value <= 1 for f in epochs)
+
+    def _max_epochs(self, run: EngineRun) -> Optional[Results]:
+        """The ``max_epochs`` the run is given (None: not given)."""
+        site = self.resolver.project.call(run.run)
+        return self.resolver.keyword_at(run.run, self.resolver.context(run.run.module, site.scope), "max_epochs", 1)
+
+    def run_loaders(self, run: EngineRun) -> List[Inst]:
+        """The loaders the run iterates."""
+        return [found.obj for found in run.data if isinstance(found.obj, Inst) and self.resolver.is_loader(found.obj)]
 
     def epoch_handlers(self) -> Dict[Func, List[object]]:
         """Functions attached to an engine's epoch events, with the engine objects they are
         attached to: ``@trainer.on(Events.EPOCH_COMPLETED)`` (also ``(every=n)``) and
-        ``trainer.add_event_handler(Events.EPOCH_STARTED, fn, ...)``. Indexed once per run."""
+        ``trainer.add_event_handler(Events.EPOCH_STARTED, fn, ...)``, in the modules that
+        import ignite. Indexed once per run."""
         if self._handlers is None:
             self._handlers = {}
             project = self.resolver.project
-            for module in self._ignite_modules():
+            modules = self._ignite_modules()
+            for module in sorted(modules):
                 summary = project.summary(module)
                 for function in summary.functions.values():
                     for decorator in function.decorators:
@@ -158,16 +166,16 @@ class Engines:
                                     and _epoch_event(summary, site.args[0]):
                                 self._attach(Func(module, function.qualname), site.func.base,
                                              self.resolver.context(module, site.scope))
-                for ref in project.calls_named("add_event_handler"):
-                    site = project.call(ref)
-                    if ref.module != module or type(site.func) is not Attr or len(site.args) < 2 \
-                            or not _epoch_event(summary, site.args[0]):
-                        continue
-                    ctx = self.resolver.context(module, site.scope)
-                    for found in self.resolver.eval(site.args[1], ctx):
-                        handler = self._handler_function(found.obj)
-                        if handler is not None:
-                            self._attach(handler, site.func.base, ctx)
+            for ref in project.calls_named("add_event_handler"):
+                site = project.call(ref)
+                if ref.module not in modules or type(site.func) is not Attr or len(site.args) < 2 \
+                        or not _epoch_event(project.summary(ref.module), site.args[0]):
+                    continue
+                ctx = self.resolver.context(ref.module, site.scope)
+                for found in self.resolver.eval(site.args[1], ctx):
+                    handler = self._handler_function(found.obj)
+                    if handler is not None:
+                        self._attach(handler, site.func.base, ctx)
         return self._handlers
 
     def _handler_function(self, obj) -> Optional[Func]:
@@ -186,7 +194,7 @@ class Engines:
         """The epoch handlers attached to the engine a run runs (made at ``run.made``, or
         within that call: ``create_supervised_trainer``'s engine)."""
         return [func for func, engines in self.epoch_handlers().items()
-                if any(run.made in (engine.site, *calls_within(engine.ctx)) for engine in engines)]
+                if any(run.made in made_by(engine) for engine in engines)]
 
     def handler_regions(self, run: EngineRun) -> List[Tuple[str, str, int, int]]:
         """The code of ``handlers_of(run)``, run once per epoch: (module, scope, first row,
@@ -302,6 +310,12 @@ class Engines:
         if isinstance(obj, Cls):
             return any(library_name(self.resolver, base) in ENGINE_CLASSES for base in self.resolver.mro(obj))
         return False
+
+
+def made_by(engine: Inst) -> Tuple[SiteRef, ...]:
+    """The calls an engine object may be the engine of: its construction and the calls it was
+    built within (``create_supervised_trainer(...)`` builds its ``Engine`` inside)."""
+    return (engine.site, *calls_within(engine.ctx))
 
 
 def calls_within(ctx) -> Tuple[SiteRef, ...]:

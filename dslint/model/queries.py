@@ -1793,10 +1793,6 @@ class Model:
                 entries.extend(self.dataset_entries(found.obj, trail + found.trail, depth + 1, expanded))
         return entries
 
-    def called_method(self, cls: Cls) -> Optional[Func]:
-        """What calling an instance of ``cls`` runs (``Resolver.called_method``)."""
-        return self.resolver.called_method(cls)
-
     def _library_item_hooks(self, cls: Cls) -> Tuple[str, ...]:
         """The methods a library base's ``__getitem__`` calls on the project's subclass, when
         the subclass does not define ``__getitem__`` itself (``LIBRARY_ITEM_HOOKS``)."""
@@ -1859,7 +1855,7 @@ class Model:
         if isinstance(obj, Bound):
             return [WorkerFunction(obj.func, obj.self_obj, role, trail)]
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
-            method = self.called_method(obj.cls)
+            method = self.resolver.called_method(obj.cls)
             return [WorkerFunction(method, obj, role, trail)] if method is not None else []
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "functools.partial" and obj.site:
             held = obj.ctx or self.resolver.context(obj.site.module, self.project.call(obj.site).scope)
@@ -1962,7 +1958,7 @@ class Model:
                 elif isinstance(obj, Bound):
                     out.append((obj.func, obj.self_obj, ref))
                 elif isinstance(obj, Inst) and isinstance(obj.cls, Cls):
-                    method = self.called_method(obj.cls)
+                    method = self.resolver.called_method(obj.cls)
                     if method is not None:
                         out.append((method, obj, ref))
                 elif constructions and isinstance(obj, Cls):  # runs ``__init__`` on the new object

@@ -117,10 +117,9 @@ def external(resolver: "Resolver", modules: List[str]) -> Dict[SiteRef, Dict[str
             if site is not None and where is not None:
                 given = resolver.keyword_at(SiteRef(key, decorator.index), ctx, *where)
                 if given is not None:
-                    names = [f.obj.value for f in given if isinstance(f.obj, Lit) and isinstance(f.obj.value, str)]
-                    if len(names) != len(given) or len(names) != 1:
+                    if len(given) != 1 or not (isinstance(given[0].obj, Lit) and isinstance(given[0].obj.value, str)):
                         continue  # a key the model cannot read
-                    name = names[0]
+                    name = given[0].obj.value
             for registry in registries:
                 out.setdefault(registry.site, {}).setdefault(name, []).append(_registered_value(key, definition))
     return out
@@ -288,14 +287,17 @@ def _key(resolver: "Resolver", module: str, value, decorator: FunctionSummary, p
             if len(local) == 1 and local[0].kind == "assign":
                 return _key(resolver, module, local[0].value, decorator, param, outer, definition, steps - 1)
             default = _applied_default(decorator, value.id, local) if value.id != param else None
-            return _UNKNOWN if default is None else default.value if isinstance(default.value, (str, int)) \
-                or default.value is None else _UNKNOWN
+            return _UNKNOWN if default is None else _literal_key(default.value)
         if outer is not None:  # the factory's parameter, as this decorator call binds it
             results = resolver.name(value.id, outer, FAR)
             if len(results) == 1 and type(results[0].obj) is Lit:
-                literal = results[0].obj.value
-                return literal if literal is None or isinstance(literal, (str, int)) else _UNKNOWN
+                return _literal_key(results[0].obj.value)
     return _UNKNOWN
+
+
+def _literal_key(literal):
+    """A key a registry may store under (a string or a number; None: no key given), else ``_UNKNOWN``."""
+    return literal if literal is None or isinstance(literal, (str, int)) else _UNKNOWN
 
 
 def _applied_default(decorator: FunctionSummary, name: str, bindings) -> Optional[Const]:

@@ -2460,8 +2460,8 @@ class Resolver:
         if self._external is None:
             self._external = {}  # recursion guard
             modules = [info.key for info in self.project.eager_modules()]
-            for info in {info.boundary: info for info in self.project.eager_modules()}.values():
-                modules.extend(other.key for other, _ in self.project.registering_skipped(info.boundary, REGISTERING))
+            for boundary in dict.fromkeys(info.boundary for info in self.project.eager_modules()):
+                modules.extend(other.key for other, _ in self.project.registering_skipped(boundary, REGISTERING))
             self._external = registrations.external(self, modules)
         entries = self._external.get(registry.site, {})
         parts = [join(entries[name]) if name in entries else UNKNOWN_RESULT for name in names]
