@@ -27,6 +27,16 @@ NOTE = "config file value"  # a step's note: what ``externals.overridable`` reco
 YAML_LOADERS = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load"})
 HYDRA_MAIN = frozenset({"hydra.main", "hydra.main.main"})
 CONFIG_STORE = "hydra.core.config_store.ConfigStore"  # ``ConfigStore.instance().store``
+# hydra's ``instantiate(cfg.data, ...)`` calls what the mapping's ``_target_`` names with the
+# mapping's other entries as keywords (``call`` is the same function under another name);
+# torchtune's ``config.instantiate(cfg.dataset, tokenizer)`` does the same with ``_component_``
+INSTANTIATE = {
+    "hydra.utils.instantiate": "_target_",
+    "hydra.utils.call": "_target_",
+    "torchtune.config.instantiate": "_component_",
+    "torchtune.config._instantiate.instantiate": "_component_",
+}
+PARTIAL = "_partial_"  # true: a ``functools.partial`` of the target, not a call
 UNKNOWN_RESULT: Results = (Found(Top("config")),)
 
 

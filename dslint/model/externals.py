@@ -31,6 +31,7 @@ from .objects import (
     Inst,
     Kwargs,
     Lit,
+    MAX_TRAIL,
     Mod,
     Namespace,
     PositiveInt,
@@ -535,6 +536,27 @@ def _getattr(resolver, qualname, ref, ctx) -> Results:
     return join(parts)
 
 
+def _instantiate(resolver, qualname, ref, ctx) -> Results:
+    """hydra's ``instantiate(cfg.data, ...)``: what the mapping's ``_target_`` (torchtune's:
+    ``_component_``) names, called with the mapping's entries (``Resolver.instantiated_argument``). A mapping not known, or
+    a target that is not a written string, is unknown."""
+    parts = []
+    for found in _arg(resolver, ref, ctx, 0, "config") or UNKNOWN_RESULT:
+        if resolver.partially_instantiated(found, ctx):
+            parts.append(UNKNOWN_RESULT)
+            continue
+        target = resolver.mapping_entry(found, configfiles.INSTANTIATE[qualname], ctx)
+        names = literal_choices(target, str) if target else None
+        if names is None:
+            parts.append(UNKNOWN_RESULT)
+            continue
+        trail = (found.trail + target[0].trail)[-MAX_TRAIL:]
+        for name in names:
+            made = resolver.instantiated(name, ref, ctx)
+            parts.append(tuple(Found(f.obj, (trail + f.trail)[:MAX_TRAIL]) for f in made))
+    return join(parts)
+
+
 def _dict(resolver, qualname, ref, ctx) -> Results:
     """``dict(a=1, **base)``: a dict display of its keywords. One display per call site, as
     a written ``{...}`` is: what is stored in it later (``kw["sampler"] = s``,
@@ -656,6 +678,7 @@ CALLS = {
     "builtins.next": _next,
     "builtins.getattr": _getattr,
     "builtins.dict": _dict,
+    **{name: _instantiate for name in configfiles.INSTANTIATE},
     "torch.device": _device,
     "builtins.str": _str,
     "os.getenv": _environment,

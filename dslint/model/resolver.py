@@ -109,6 +109,8 @@ _new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``
 
 
 LAUNCHING_NAMES = frozenset({"spawn", "start_processes", "Process"})  # a plain-name call that may start processes
+INSTANTIATE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in configfiles.INSTANTIATE)
+POSITIONALS_KEY = "_args_"  # hydra's positional arguments of a target, in its config
 
 
 def bounded(default):
@@ -300,6 +302,9 @@ class Resolver:
         self._callers_cut: Set[Func] = set()
         self._super_sites: Optional[Dict[SiteRef, Inst]] = None
         self._launchers: Dict[SiteRef, Optional[str]] = {}
+        self._instantiating: Dict[SiteRef, Optional[str]] = {}
+        self._instantiation_sites: Optional[List[SiteRef]] = None
+        self._instantiated_memo: Dict[SiteRef, Tuple[Obj, ...]] = {}
         self._launched: Optional[Dict[Func, List[SiteRef]]] = None
         self._dispatched: Optional[Dict[str, List[SiteRef]]] = None  # method name → ``getattr(o, p)(...)`` sites
         self._lookups: Optional[List[Tuple[SiteRef, FunctionSummary, str, List[int]]]] = None
@@ -765,6 +770,8 @@ class Resolver:
                  function: FunctionSummary, skip: int, shift: int = 0) -> Optional[Results]:
         """What ``site`` passes for ``param`` (None: nothing, so the default applies)."""
         called = last_name(site.func)
+        if called in INSTANTIATE_NAMES and self.instantiates(ref) is not None:
+            return self.instantiated_argument(site, ref, caller, param, position)
         launcher = self.launcher(ref) if called in LAUNCHING_NAMES or called in TRIAL_RUNNER_NAMES else None
         if launcher is not None:
             if launcher in TRIAL_RUNNERS:
@@ -796,6 +803,113 @@ class Resolver:
                         return found
         return None
 
+    def instantiates(self, ref: SiteRef) -> Optional[str]:
+        """The key naming the target when the call at ``ref`` is hydra's ``instantiate`` (or
+        torchtune's), else None (memoised per call)."""
+        found = self._instantiating.get(ref, self)
+        if found is self:
+            site = self.project.call(ref)
+            found = self._instantiating[ref] = next(
+                (configfiles.INSTANTIATE[f.obj.qualname] for f in self.eval(site.func, self.context(ref.module, site.scope))
+                 if type(f.obj) is Ext and f.obj.qualname in configfiles.INSTANTIATE), None)
+        return found
+
+    def _instantiations(self) -> List[SiteRef]:
+        """The calls of hydra's ``instantiate`` in the project (found once per run)."""
+        if self._instantiation_sites is None:
+            self._instantiation_sites = [ref for name in sorted(INSTANTIATE_NAMES)
+                                         for ref in self.project.calls_named(name) if self.instantiates(ref) is not None]
+        return self._instantiation_sites
+
+    def _instantiated_objects(self, ref: SiteRef) -> Tuple[Obj, ...]:
+        """The project classes and functions the ``_target_`` of the config hydra's
+        ``instantiate`` is given at ``ref`` may name (memoised per call)."""
+        found = self._instantiated_memo.get(ref)
+        if found is None:
+            found = self._instantiated_memo[ref] = ()  # recursion guard
+            ctx = self.context(ref.module, self.project.call(ref).scope)
+            out: List[Obj] = []
+            for config in self.keyword_at(ref, ctx, "config", 0) or ():
+                if self.partially_instantiated(config, ctx):
+                    continue
+                names = literal_choices(self.mapping_entry(config, self.instantiates(ref), ctx) or (), str) or ()
+                for name in names:
+                    out.extend(f.obj for f in self.imported(Imported(name), ref.module)
+                               if type(f.obj) in (Cls, Func) and f.obj not in out)
+            found = self._instantiated_memo[ref] = tuple(out)
+        return found
+
+    def partially_instantiated(self, config: Found, ctx: Ctx) -> bool:
+        """Whether the config's ``_partial_`` may be true: hydra then hands back a
+        ``functools.partial`` of the target, called later with other arguments."""
+        given = self.mapping_entry(config, configfiles.PARTIAL, ctx)
+        return given is not None and any(f.obj != Lit(False) for f in given)
+
+    def _instantiating_calls(self, func: Func, owner: Optional[Cls], function: FunctionSummary):
+        """(call, instance or None) of the calls of hydra's ``instantiate`` that run ``func``:
+        a function its config's ``_target_`` names, or the ``__init__`` of such a class."""
+        out = []
+        for ref in self._instantiations():
+            for obj in self._instantiated_objects(ref):
+                if obj == func:
+                    out.append((ref, None))
+                elif owner is not None and type(obj) is Cls and owner in self.mro(obj) \
+                        and self.method(obj, "__init__") == func:
+                    out.append((ref, Inst(obj, ref, self.context(ref.module, self.project.call(ref).scope))))
+        return out[:MAX_CALLERS]
+
+    def instantiated(self, dotted: str, ref: SiteRef, ctx: Ctx) -> Results:
+        """What hydra's ``instantiate`` at ``ref`` makes of a ``_target_`` naming ``dotted``: an
+        instance of a project class built there, or what a project function returns, their
+        parameters bound by ``instantiated_argument``. An outside callable, or a loader class
+        (whose keywords are read from the call site), is unknown."""
+        parts = []
+        for found in self.imported(Imported(dotted), ref.module):
+            obj = found.obj
+            if type(obj) is Cls and not self.is_loader(Inst(obj)):
+                parts.append(one(Inst(obj, ref, ctx), found.trail))
+            elif type(obj) is Func:
+                parts.append(self.run_function(obj, ref, ctx, None))
+            else:
+                parts.append(UNKNOWN_RESULT)
+        return join(parts)
+
+    def instantiated_argument(self, site: CallSite, ref: SiteRef, caller: Optional[Ctx], param: Param,
+                              position: int) -> Optional[Results]:
+        """What ``instantiate(config, *args, **kwargs)`` passes for ``param`` of its target: the
+        call's positionals after the config, its keywords, then the config's entry of that name
+        (None: none of them gives it, so the default applies)."""
+        caller = caller or self.context(ref.module, site.scope)
+        if param.kind in ("pos", "posonly") and position >= 0:
+            given = site.args[1:position + 2]
+            if any(type(arg) is Starred for arg in given):
+                return UNKNOWN_RESULT
+            if len(given) == position + 1:
+                step = Step(ref.module, site.arg_spans[position + 1], f"passed as `{param.name}`")
+                return extend(self.eval(given[-1], caller), step)
+        if param.kind == "vararg":
+            return UNKNOWN_RESULT
+        if param.kind == "posonly":
+            return None
+        for (key, value), span in zip(site.keywords, site.keyword_spans):
+            if key == param.name:
+                return extend(self.eval(value, caller), Step(ref.module, span, f"passed as `{param.name}`"))
+            if key is None:
+                found = self.splat_lookup(value, caller, param.name)
+                if found is not None:
+                    return found
+        if not site.args or type(site.args[0]) is Starred:
+            return UNKNOWN_RESULT
+        if param.kind == "pos" and self.splat_lookup(site.args[0], caller, POSITIONALS_KEY) is not None:
+            return UNKNOWN_RESULT  # ``_args_: [...]``: which positional is which is not followed
+        found = self.splat_lookup(site.args[0], caller, param.name)
+        if found is None:
+            return None
+        if any(self.mapping_entry(f, self.instantiates(ref), caller) is not None for f in found
+               if type(f.obj) is Config or (type(f.obj) is Container and f.obj.kind == "dict")):
+            return UNKNOWN_RESULT  # a nested ``_target_``: instantiated first, not followed
+        return extend(found, Step(ref.module, site.span, f"`{param.name}` of the config hydra instantiates"))
+
     @bounded(None)
     def splat_lookup(self, mapping: Value, ctx: Ctx, key: str) -> Optional[Results]:
         """``key`` in a ``**mapping`` argument, when the mapping can be followed (None: not
@@ -813,46 +927,40 @@ class Resolver:
 
     def _splat_held(self, mapping: Value, ctx: Ctx, key: str) -> Optional[Results]:
         """``key`` in what a ``**mapping`` holds where it is made (None: not there)."""
-        parts = []
-        for found in self.eval(mapping, ctx):
-            obj = found.obj
-            if isinstance(obj, Container) and obj.kind == "dict":
-                item = self.dict_item(obj, key)
-                if item is not None:
-                    parts.append(item)
-            elif isinstance(obj, Kwargs):
-                item = self.kwargs_item(obj, key)
-                if item is not None:
-                    parts.append(item)
-            elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.dict":
-                item = self.keyword_at(obj.site, obj.ctx, key)
-                if item is not None:
-                    parts.append(item)
-            elif isinstance(obj, Config):  # ``**cfg.loader``: the file's entry, or none given
-                item = configfiles.splatted(self, found, key)
-                if item is not None:
-                    parts.append(item)
-            elif isinstance(obj, Inst) and isinstance(obj.cls, Cls) and self.is_bag_class(obj.cls):
-                parts.append(self.attribute(found, key, ctx))  # ``**c.data_loader_kwargs`` of a project ``EasyDict``
-            elif isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.vars" \
-                    and obj.site is not None:  # ``**vars(parser.parse_args())``: the namespace's attributes
-                if not self._lacks_option(obj, key):
-                    parts.append(self._vars_item(obj, one(Lit(key))))
-            elif isinstance(obj, Inst) and obj.cls == ASDICT and obj.site is not None:  # ``**asdict(cfg)``: its fields
-                item = self.asdict_item(obj, key)
-                if item is not None:
-                    parts.append(item)
-            elif isinstance(obj, Container) and obj.kind == "comp":
-                copied = self._copied_mapping(obj)
-                item = self.splat_lookup(copied, obj.ctx, key) if copied is not None else UNKNOWN_RESULT
-                if item is not None:  # an option it may not have, or left None: the entry under it, unless given
-                    unset = copied is not None and (item == UNKNOWN_RESULT or all(f.obj == Lit(None) for f in item))
-                    parts.append(configfiles.UNKNOWN_RESULT if unset else item)
-            elif (isinstance(obj, Top) and obj.why == "config") or _parsed_mapping(obj):
-                parts.append(configfiles.UNKNOWN_RESULT)  # a configuration file not read: it may set the key
-            else:
-                parts.append(UNKNOWN_RESULT)
+        parts = [item for item in (self.mapping_entry(found, key, ctx) for found in self.eval(mapping, ctx))
+                 if item is not None]
         return join(parts) if parts else None
+
+    def mapping_entry(self, found: Found, key: str, ctx: Ctx) -> Optional[Results]:
+        """``key`` in the mapping ``found`` is, as splatting it would give it (None: the mapping
+        is known not to hold it; unknown: the mapping is not known)."""
+        obj = found.obj
+        if isinstance(obj, Container) and obj.kind == "dict":
+            return self.dict_item(obj, key)
+        if isinstance(obj, Kwargs):
+            return self.kwargs_item(obj, key)
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.dict":
+            return self.keyword_at(obj.site, obj.ctx, key)
+        if isinstance(obj, Config):  # ``**cfg.loader``: the file's entry, or none given
+            return configfiles.splatted(self, found, key)
+        if isinstance(obj, Inst) and isinstance(obj.cls, Cls) and self.is_bag_class(obj.cls):
+            return self.attribute(found, key, ctx)  # ``**c.data_loader_kwargs`` of a project ``EasyDict``
+        if isinstance(obj, Inst) and isinstance(obj.cls, Ext) and obj.cls.qualname == "builtins.vars" \
+                and obj.site is not None:  # ``**vars(parser.parse_args())``: the namespace's attributes
+            return None if self._lacks_option(obj, key) else self._vars_item(obj, one(Lit(key)))
+        if isinstance(obj, Inst) and obj.cls == ASDICT and obj.site is not None:  # ``**asdict(cfg)``: its fields
+            return self.asdict_item(obj, key)
+        if isinstance(obj, Container) and obj.kind == "comp":
+            copied = self._copied_mapping(obj)
+            item = self.splat_lookup(copied, obj.ctx, key) if copied is not None else UNKNOWN_RESULT
+            if item is None:
+                return None
+            # an option it may not have, or left None: the entry under it, unless given
+            unset = copied is not None and (item == UNKNOWN_RESULT or all(f.obj == Lit(None) for f in item))
+            return configfiles.UNKNOWN_RESULT if unset else item
+        if (isinstance(obj, Top) and obj.why == "config") or _parsed_mapping(obj):
+            return configfiles.UNKNOWN_RESULT  # a configuration file not read: it may set the key
+        return UNKNOWN_RESULT
 
     def _copied_mapping(self, comp: Container) -> Optional[Value]:
         """``M`` of a dict comprehension ``{k: v for k, v in M.items() if ...}`` (the command
@@ -1231,6 +1339,8 @@ class Resolver:
                 launched = self._launch_sites(func if owner is None else owner)
                 result.extend((ref, None) for ref in launched[:MAX_CALLERS])
                 cut = len(launched) > MAX_CALLERS
+            if owner is None or function.name == "__init__":  # ``hydra.utils.instantiate(cfg.data)``
+                result.extend(self._instantiating_calls(func, owner, function))
             if len(refs) > MAX_CANDIDATES:
                 cut = True
             elif not cut:
@@ -2078,6 +2188,9 @@ class Resolver:
                 ctx = self.context(ref.module, self.project.call(ref).scope)
                 if any(f.obj == cls for f in self.eval(self.project.call(ref).func, ctx)):
                     out.append((ref, ctx))
+        for ref in self._instantiations():  # ``hydra.utils.instantiate(cfg.data)`` naming the class
+            if cls in self._instantiated_objects(ref):
+                out.append((ref, self.context(ref.module, self.project.call(ref).scope)))
         found = (tuple(out[:MAX_CALLERS]), len(refs) <= MAX_CANDIDATES and len(out) <= MAX_CALLERS)
         self._constructions[cls] = found
         return found
