@@ -307,3 +307,12 @@ def test_configs_read_by_the_projects_own_builder(tmp_path):
         "from mmengine.runner import Runner\n\n\nif __name__ == '__main__':\n"
         "    Runner.from_cfg(dict(work_dir='out')).train()\n", encoding="utf-8")
     assert rows(findings(with_runner)) == expected
+    passing = tmp_path / "passing"  # a builder that only takes the dataset out hands the worker keys on
+    shutil.copytree(source, passing)
+    data = passing / "engine" / "data.py"
+    text = data.read_text(encoding="utf-8")
+    edits = ('    if cfg.get("num_workers", 0) == 0:\n        cfg["persistent_workers"] = False\n'
+             '        cfg.pop("prefetch_factor", None)\n')
+    assert edits in text
+    data.write_text(text.replace(edits, '    cfg.pop("sampler", None)\n'), encoding="utf-8")
+    assert rows(findings(passing)) == expected

@@ -112,17 +112,40 @@ BUILDER_NAMES = ("build_dataloader", "build_data_loader")
 
 def _own_builder(resolver: "Resolver") -> bool:
     """The project defines its own ``build_dataloader`` that builds a ``DataLoader`` from a
-    mapping (``DataLoader(dataset, ..., **dataloader_cfg)``): its config files are read by its
-    own code, which may change any key (a debug config's ``num_workers=0`` with the
-    persistence turned off there), not by mmengine's ``Runner``."""
+    mapping (``DataLoader(dataset, ..., **dataloader_cfg)``) and changes the worker keys of
+    what it is given (a debug config's ``num_workers=0`` with the persistence turned off
+    there): its config files are read by its own code, not by mmengine's ``Runner``. A
+    builder that only takes out the dataset and the sampler hands the config's worker keys
+    to the loader as the ``Runner`` does."""
     for info in resolver.project.eager_modules():
         for qualname, function in info.summary.functions.items():
             if function.name not in BUILDER_NAMES:
                 continue
             for ref in resolver.project.calls_named("DataLoader"):
                 site = resolver.project.call(ref)
-                if ref.module == info.key and site.scope == qualname and any(k is None for k, _ in site.keywords):
+                if ref.module == info.key and site.scope == qualname and any(k is None for k, _ in site.keywords) \
+                        and _edits_worker_keys(info.summary, qualname):
                     return True
+    return False
+
+
+WORKER_KEYS = frozenset({"num_workers", "persistent_workers", "prefetch_factor", "pin_memory", "pin_memory_device"})
+EDITING_METHODS = frozenset({"update", "setdefault", "pop", "__setitem__"})
+
+
+def _edits_worker_keys(summary, scope: str) -> bool:
+    """Whether ``scope`` may change a worker key of a mapping: an item stored, set by default,
+    popped or deleted under such a key or a key not written out, or a mapping updated."""
+    def worker_key(key) -> bool:
+        return not (type(key) is Const and isinstance(key.value, str)) or key.value in WORKER_KEYS
+
+    if any(store.scope == scope and store.attr == "[]" and worker_key(store.key) for store in summary.stores):
+        return True
+    for site in summary.calls:
+        if site.scope != scope or type(site.func) is not Attr or site.func.name not in EDITING_METHODS:
+            continue
+        if site.func.name == "update" or not site.args or worker_key(site.args[0]):
+            return True
     return False
 
 
