@@ -20,7 +20,7 @@ from ..model.libraries import parsed_table
 from ..model.objects import Cls, Container, Ext, Inst, Iterated, Lit, Step
 from ..model.project import sites_in_scope
 from ..model.queries import WORKER_METHODS, Model
-from ..model.resolver import _innermost_block
+from ..model.resolver import innermost_block
 from .base import finding
 
 CODE = "DSL501"
@@ -82,7 +82,7 @@ def _emptied_after(model: Model, obj: Inst, cls: Cls, method, store, ctx) -> boo
     for index in sites_in_scope(model.project, cls.module, method.qualname):
         site = summary.calls[index]
         if site.span.row <= store.span.row or \
-                not model.resolver.branch_taken(method, _innermost_block(method.blocks, site.span.row), ctx):
+                not model.resolver.branch_taken(method, innermost_block(method.blocks, site.span.row), ctx):
             continue
         if _clears(site, own, store.attr):
             return True
@@ -100,7 +100,7 @@ def _clears_always(model: Model, method, attr: str) -> bool:
     if function is None or not function.params:
         return False
     calls = model.project.summary(method.module).calls
-    return any(_clears(calls[i], function.params[0].name, attr) and _innermost_block(function.blocks, calls[i].span.row) < 0
+    return any(_clears(calls[i], function.params[0].name, attr) and innermost_block(function.blocks, calls[i].span.row) < 0
                for i in sites_in_scope(model.project, method.module, method.qualname))
 
 

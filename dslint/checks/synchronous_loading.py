@@ -26,17 +26,20 @@ def _training_loop(model: Model, iteration):
     if index is None or index < 0:
         return None
     loop = summary.loops[index]
-    return loop if _trains(model, iteration.module, loop) else None
+    return loop if _trains(model, iteration, loop) else None
 
 
-def _trains(model: Model, module: str, loop) -> bool:
-    for _, site in model.calls_in_loop(module, loop, TRAINING_CALLS):
+def _trains(model: Model, iteration, loop) -> bool:
+    """Whether the loop steps an optimizer for this loader: a step under a test of a parameter
+    no call handing this loader in passes (``if train:`` of a shared ``run_epoch(loader,
+    train=False)``) does not count."""
+    for _, site in model.calls_in_loop(iteration.module, loop, TRAINING_CALLS):
         name = site.func.name if hasattr(site.func, "name") else ""
-        if name == "backward":
-            return True
         base = getattr(site.func, "base", None)
         receiver = getattr(base, "id", None) or getattr(base, "name", None) or ""
-        if name == "step" and "optim" in str(receiver).lower():
+        if name != "backward" and not (name == "step" and "optim" in str(receiver).lower()):
+            continue
+        if site.scope != iteration.scope or model.runs_for_loader(iteration, site.span.row):
             return True
     return False
 

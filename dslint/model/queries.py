@@ -54,7 +54,7 @@ from .objects import (
     UNKNOWN_RESULT,
 )
 from .project import Project, sites_in_scope
-from .resolver import Resolver, _encloses, _innermost_block, extend, join, reaching, same_object
+from .resolver import Resolver, _encloses, innermost_block, extend, join, reaching, same_object
 
 MAX_CONTEXTS = 8
 MAX_WORKER_FUNCTIONS = 300
@@ -796,6 +796,27 @@ class Model:
         function = self.project.function(iteration.module, iteration.scope)
         return _parameter_named(summary, function, summary.loops[iteration.loop].iter)
 
+    def runs_for_loader(self, iteration: Iteration, row: int) -> bool:
+        """Whether code at ``row`` of the function holding ``iteration``'s loop runs for its
+        loader: False when a test of a parameter around it (``if train:``) fails for every call
+        handing this loader in (a shared ``run_epoch(loader, train)`` called with
+        ``train=False`` for the evaluation loader). Unknown callers: it runs."""
+        function = self.project.function(iteration.module, iteration.scope) if iteration.scope else None
+        if function is None or not function.param_tests:
+            return True
+        block = innermost_block(function.blocks, row)
+        parameter = self._loader_parameter(iteration) if block >= 0 else None
+        func = Func(iteration.module, iteration.scope)
+        if parameter is None or not self.resolver.all_callers_known(func):
+            return True
+        handing = []
+        for site, own in self.resolver.callers(func):
+            bound = Ctx(iteration.module, function.qualname, site, self.resolver.context(site.module, self.project.call(site).scope), own)
+            given = self.resolver.param(function, parameter, bound)
+            if any(isinstance(f.obj, Top) or f.obj == iteration.loader for f in given):
+                handing.append(bound)  # this very loader (built in this context), or perhaps it
+        return not handing or any(self.resolver.branch_taken(function, block, ctx) for ctx in handing)
+
     def _passes_loader(self, module: str, function: FunctionSummary, parameter: str, site: SiteRef, own,
                        loader) -> bool:
         """Whether the call at ``site`` passes ``loader`` (or something unknown) as ``parameter``
@@ -1034,7 +1055,7 @@ class Model:
         function = self.project.function(module, site.scope) if site.scope else None
         if function is None or not function.fills:
             return False
-        block = _innermost_block(function.blocks, site.span.row)
+        block = innermost_block(function.blocks, site.span.row)
         fills = set(function.fills)
         return block >= 0 and any(binding.block == block and (name, binding.pos) in fills
                                   for name, bindings in function.bindings.items() for binding in bindings)
@@ -1154,7 +1175,7 @@ class Model:
         if base is None or base.site is None or function is None:
             return False
         row = change.span.row
-        changed_in = _innermost_block(function.blocks, row)
+        changed_in = innermost_block(function.blocks, row)
         later = [store.value for store in summary.stores if store.scope == scope and store.kind == "assign"
                  and store.span.row > row and _encloses(function.blocks, store.block, changed_in)]
         later += [binding.value for bindings in function.bindings.values() for binding in bindings

@@ -200,14 +200,14 @@ def reaching(bindings, pos: int, blocks) -> tuple:
     before = [b for b in bindings if b.pos <= pos]
     if not before or len(before) == 1:
         return tuple(before) or tuple(bindings)
-    use_block = _innermost_block(blocks, pos // 65536)
+    use_block = innermost_block(blocks, pos // 65536)
     # a binding is replaced when one made after it is in a block holding ``pos``: when the
     # last of those is (each binding's block is tested once, not once per earlier binding)
     last = max((b.pos for b in before if _encloses(blocks, b.block, use_block)), default=-1)
     return tuple([b for b in before if b.pos >= last])
 
 
-def _innermost_block(blocks, row: int) -> int:
+def innermost_block(blocks, row: int) -> int:
     found = -1
     for index, (_, first, last) in enumerate(blocks):
         if first <= row <= last:
@@ -1065,16 +1065,16 @@ class Resolver:
     def _edited_beside(mapping: Name, ctx: Ctx, store, summary, blocks) -> bool:
         """Another edit of ``mapping`` (a store of another key, a ``del``, a ``pop``) in the
         block of ``store``."""
-        block = _innermost_block(blocks, store.span.row)
+        block = innermost_block(blocks, store.span.row)
         for other in summary.stores:
             if other is not store and other.scope == ctx.scope and other.attr == "[]" and \
                     type(other.target) is Name and other.target.id == mapping.id and \
-                    _innermost_block(blocks, other.span.row) == block:
+                    innermost_block(blocks, other.span.row) == block:
                 return True
         for site in summary.calls:
             if site.scope == ctx.scope and type(site.func) is Attr and site.func.name in ("pop", "update", "setdefault") \
                     and type(site.func.base) is Name and site.func.base.id == mapping.id \
-                    and _innermost_block(blocks, site.span.row) == block:
+                    and innermost_block(blocks, site.span.row) == block:
                 return True
         return False
 
@@ -1130,7 +1130,7 @@ class Resolver:
                 continue
             at = binding.pos // 65536
             after = [store for store in edits if store.span.row > at and not _rebound(bindings, at, store.span.row)
-                     and _encloses(blocks, _innermost_block(blocks, store.span.row), _innermost_block(blocks, at))]
+                     and _encloses(blocks, innermost_block(blocks, store.span.row), innermost_block(blocks, at))]
             if not after:
                 return []
             out.append(after[-1])
@@ -1151,10 +1151,10 @@ class Resolver:
     def _on_every_way(blocks, at: int, row: int, loop_header: bool = False) -> bool:
         """Whether what happens at row ``at`` happens on every way to row ``row``: its block holds
         ``row`` (for a ``for`` header, the block around the loop: its body runs for each key)."""
-        block = _innermost_block(blocks, at)
+        block = innermost_block(blocks, at)
         if loop_header and block >= 0 and blocks[block][1] == at:
             block = blocks[block][0]
-        return _encloses(blocks, block, _innermost_block(blocks, row))
+        return _encloses(blocks, block, innermost_block(blocks, row))
 
     def _mapping_scope(self, mapping: Name, ctx: Ctx):
         """(summary, blocks, bindings of the name, row of the splat) of a ``**name`` in ``ctx``."""
