@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Dict, Iterator, Optional
 
 from ..analysis.values import Const, Name
 from ..diagnostics import Finding
@@ -51,18 +51,22 @@ def check(model: Model) -> Iterator[Finding]:
         given = _given(model, loader, "batch_sampler")
         if batch_sampler is not None and given in ("value", "maybe"):
             clashes = []
+            because: Dict[str, tuple] = {}  # where each clashing value comes from
             batch_size = model.argument(loader, "batch_size")
             if batch_size is not None and loaders.argument_source(model.resolver, loader, "batch_size") is not None:
                 sizes = [f.obj for f in batch_size]
                 if sizes and all(isinstance(o, Lit) and (o.value is None or type(o.value) is int) for o in sizes):
                     if any(o.value not in (1, None) for o in sizes):
                         clashes.append(f"batch_size={sizes[0].value}")
+                        because["batch_size"] = batch_size[0].trail
             if shuffles:
                 clashes.append("shuffle=True")
             if sampler == "value":  # "maybe" is often `x if batch_sampler is None else None`
                 clashes.append("sampler")
-            if truthiness(model.argument(loader, "drop_last") or ()) == "true":
+            drop_last = model.argument(loader, "drop_last") or ()
+            if truthiness(drop_last) == "true":
                 clashes.append("drop_last=True")
+                because["drop_last"] = drop_last[0].trail
             # a keyword a branch puts back to the default is the code setting it aside for the batch sampler
             clashes = [c for c in clashes if not _put_back(model, loader, c.partition("=")[0])
                        and not _set_aside_with(model, loader, batch_sampler, c.partition("=")[0])]
@@ -72,7 +76,8 @@ def check(model: Model) -> Iterator[Finding]:
                     f"`batch_sampler` together with {', '.join(f'`{c}`' for c in clashes)} raises "
                     f"`ValueError: batch_sampler option is mutually exclusive with batch_size, shuffle, "
                     f"sampler, and drop_last`: let the batch sampler decide batching and order",
-                    (loaders.construction_step(model.resolver, loader),),
+                    tuple(step for c in clashes for step in because.get(c.partition("=")[0], ()))
+                    + (loaders.construction_step(model.resolver, loader),),
                 )
                 continue
         if shuffles and sampler in ("value", "maybe"):

@@ -2061,22 +2061,48 @@ class Resolver:
         return False
 
     def _saves_hyperparameters(self, cls: Cls) -> bool:
-        """Lightning's ``self.save_hyperparameters()`` in the ``__init__`` that builds ``cls``."""
-        init = self.method(cls, "__init__")
-        if init is None:
-            return False
-        summary = self.project.summary(init.module)
-        return any(isinstance(summary.calls[i].func, Attr) and summary.calls[i].func.name == "save_hyperparameters"
-                   for i in sites_in_scope(self.project, init.module, init.qualname))
+        """Lightning's ``self.save_hyperparameters()`` in an ``__init__`` that builds ``cls``
+        (its own, or a base's its ``super().__init__(...)`` runs)."""
+        for module, function, _ in self._init_chain(Inst(cls)):
+            summary = self.project.summary(module)
+            if any(isinstance(summary.calls[i].func, Attr) and summary.calls[i].func.name == "save_hyperparameters"
+                   for i in sites_in_scope(self.project, module, function.qualname)):
+                return True
+        return False
 
     def hparam(self, hparams: Hparams, name: str) -> Results:
-        """``self.hparams.<name>``: the ``__init__`` argument ``name`` of that construction."""
-        inst = hparams.inst
-        init = self.method(inst.cls, "__init__")
-        function = self.project.function(init.module, init.qualname) if init is not None else None
-        if function is None or not any(p.name == name for p in function.params):
-            return UNKNOWN_RESULT
-        return self.param(function, name, self.method_ctx(inst, init.module, function))
+        """``self.hparams.<name>``: the ``__init__`` argument ``name`` of that construction (the
+        outermost ``__init__`` taking it: Lightning collects every ``__init__`` on the way, a
+        subclass's arguments over its base's)."""
+        for _, function, ctx in self._init_chain(hparams.inst):
+            if any(p.name == name for p in function.params):
+                return self.param(function, name, ctx)
+        return UNKNOWN_RESULT
+
+    def _init_chain(self, inst: Inst):
+        """(module, ``__init__``, context) of each project ``__init__`` building ``inst``: its
+        class's, then each one the one before runs with ``super().__init__(...)``, bound by
+        that call."""
+        ctx: Optional[Ctx] = None
+        site: Optional[SiteRef] = None
+        for item in self.mro(inst.cls) if isinstance(inst.cls, Cls) else ():
+            if not isinstance(item, Cls):
+                return
+            klass = self.project.klass(item.module, item.qualname)
+            if klass is None or "__init__" not in klass.methods:
+                continue
+            function = self.project.function(item.module, f"{item.qualname}.__init__")
+            if function is None:
+                return
+            ctx = self.method_ctx(inst, item.module, function) if ctx is None \
+                else Ctx(item.module, function.qualname, site, ctx, inst)
+            yield item.module, function, ctx
+            calls = self.project.summary(item.module).calls
+            site = next((SiteRef(item.module, i) for i in sites_in_scope(self.project, item.module, function.qualname)
+                         if isinstance(calls[i].func, Attr) and calls[i].func.name == "__init__"
+                         and isinstance(calls[i].func.base, Call)), None)
+            if site is None:
+                return
 
     def outside_init_call(self, inst: Inst):
         """(call, context, shift) whose arguments reach the ``__init__`` of an outside base class
