@@ -48,7 +48,7 @@ def check(model: Model) -> Iterator[Finding]:
     reported: Set[object] = set()
     for iteration in model.iterations():
         base = loaders.base_loader(iteration.loader)
-        if base in reported or model.managed(iteration.loader):
+        if base in reported:
             continue
         training = _training_loop(model, iteration) if model.workers(iteration.loader).zero else None
         if training is None:
