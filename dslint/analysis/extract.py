@@ -601,8 +601,8 @@ class Extractor:
         if unset is not None:  # the body is the block ``conditional`` opens next
             self.filling = saved_filling + ((unset, len(self.scope.blocks)),)
         param_test = self._param_test(node.test)
-        if param_test is not None:
-            self.scope.param_tests.append((len(self.scope.blocks), *param_test))
+        for held_in_body in self._body_param_tests(node.test, param_test):
+            self.scope.param_tests.append((len(self.scope.blocks), *held_in_body))
         saved_not_none = self.not_none
         held, none_in_body = _not_none_test(node.test)
         if held is not None and not none_in_body:
@@ -617,6 +617,16 @@ class Extractor:
             self.not_none = saved_not_none + (held,)
         self.branch(node.orelse)
         self.not_none = saved_not_none
+
+    def _body_param_tests(self, test: ast.AST, whole) -> List[Tuple[str, str]]:
+        """What the body of ``if test:`` may assume about parameters: the test itself, or each
+        part of ``a and b`` (``if distributed and not isinstance(ds, IterableDataset):`` runs
+        only when ``distributed`` is truthy)."""
+        if whole is not None:
+            return [whole]
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return [part for part in map(self._param_test, test.values) if part is not None]
+        return []
 
     def _param_test(self, test: ast.AST) -> Optional[Tuple[str, str]]:
         """(parameter, what holds in the body) for ``if param is None:`` ("none"),
