@@ -558,7 +558,7 @@ def _instantiate(resolver, qualname, ref, ctx) -> Results:
 
 
 def _dict(resolver, qualname, ref, ctx) -> Results:
-    """``dict(a=1, **base)``: a dict display of its keywords. One display per call site, as
+    """``dict(a=1, **base)`` (or an ``OrderedDict``): a dict display of its keywords. One display per call site, as
     a written ``{...}`` is: what is stored in it later (``kw["sampler"] = s``,
     ``kw.update(num_workers=n)``) is indexed by the display."""
     display = resolver.dict_call_displays.get(ref)
@@ -678,6 +678,7 @@ CALLS = {
     "builtins.next": _next,
     "builtins.getattr": _getattr,
     "builtins.dict": _dict,
+    "collections.OrderedDict": _dict,
     **{name: _instantiate for name in configfiles.INSTANTIATE},
     "torch.device": _device,
     "builtins.str": _str,

@@ -2650,11 +2650,18 @@ class Resolver:
             ctx = self.context(module, store.scope)
             for found in self.eval(store.target, ctx):
                 if isinstance(found.obj, Container) and isinstance(found.obj.value, DictDisplay):
-                    keys = self.eval(store.key, ctx)
-                    key = keys[0].obj.value if len(keys) == 1 and isinstance(keys[0].obj, Lit) else None
+                    # a key known to be one of a few literals (``loaders[split] = ...`` in a loop
+                    # over ``{"train": ..., "val": ...}.items()``) filling a dict that starts empty:
+                    # stored under each of them (over a dict of defaults, which entry each value
+                    # replaces is not followed)
+                    keys = literal_choices(self.eval(store.key, ctx)) or (None,)
+                    if len(keys) > 1 and any(k is not None for k in found.obj.value.keys):
+                        keys = (None,)
                     step = Step(module, store.span, "stored in the dict here")
-                    out.setdefault(id(found.obj.value), []).append((key, extend(self.eval(store.value, ctx), step)))
-                    sources.setdefault(id(found.obj.value), []).append((key, store.value, store.scope, step))
+                    value = extend(self.eval(store.value, ctx), step)
+                    for key in keys:
+                        out.setdefault(id(found.obj.value), []).append((key, value))
+                        sources.setdefault(id(found.obj.value), []).append((key, store.value, store.scope, step))
         for display, key, value, source in self._dict_updates(module):
             out.setdefault(display, []).append((key, value))
             if source is not None:
