@@ -38,6 +38,7 @@ SEED_WORDS = (
     b"set_epoch", b"setNumThreads", b"set_num_threads", b"num_proc",
     # training-library entry points and frameworks that build or manage loaders
     b"Trainer", b"YOLO", b"RTDETR", b"Runner", b"Accelerator", b"LightningModule", b"LightningDataModule",
+    b"LightningCLI",
 )
 CANDIDATE_WORDS = (b"oader", b".cuda(", b"non_blocking", b"ataset", b"worker")
 

@@ -313,6 +313,12 @@ ENTRY_POINTS = (
     "detectron2.DefaultTrainer.train", "mmengine.Runner.train", "mmengine.Runner.val", "mmengine.Runner.test",
     "transformers.Trainer.train", "transformers.Trainer.evaluate",
 )
+# Lightning's command-line runners: building one parses the command line and runs its
+# subcommand (``fit``: the data module's loaders start their workers) unless ``run=False``
+CLI_RUNNERS = frozenset({
+    "lightning.pytorch.cli.LightningCLI", "lightning.pytorch.LightningCLI", "pytorch_lightning.cli.LightningCLI",
+    "pytorch_lightning.utilities.cli.LightningCLI",
+})
 PROCESS_STARTERS = frozenset({
     "torch.multiprocessing.spawn", "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.spawn",
     "multiprocessing.Pool", "multiprocessing.pool.Pool", "torch.multiprocessing.Pool",

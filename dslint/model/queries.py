@@ -28,7 +28,7 @@ from . import externals, mmconfig
 from .effects import SHARDING_NAMES, datasets_pool, main_process_only
 from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
-from .libraries import (CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HF_DATASETS, HOOKS, STEP_HOOKS,
+from .libraries import (CLI_RUNNERS, CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HF_DATASETS, HOOKS, STEP_HOOKS,
                         POOL_INITIALIZERS, PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, PYG_DATASET_BASES,
                         SUBSETS, TORCH_SAMPLING, entry_point, matches, process_target, split_entry_point,
                         without_context)
@@ -2410,6 +2410,8 @@ class Model:
             return f"calls `.{name}(num_proc=...)` of a `datasets` dataset, which starts a process pool"
         if name == "run" and isinstance(site.func, Attr) and self._spawning_parallel(site.func.base, ctx):
             return "calls `idist.Parallel(nproc_per_node=...).run()`, which spawns a process per device"
+        if name == "LightningCLI" and self._runs_cli(site, ctx):
+            return "builds `LightningCLI(...)`, which runs its subcommand (`fit`) and starts DataLoader workers"
         if name in PROCESS_STARTERS_LAST:
             here = SiteRef(module, index)
             for found in self.resolver.eval(site.func, ctx):
@@ -2417,6 +2419,13 @@ class Model:
                 if without_context(qualname) in PROCESS_STARTERS and not self.forks(here, qualname, ctx):
                     return f"calls `{qualname}`"
         return None
+
+    def _runs_cli(self, site: CallSite, ctx: Ctx) -> bool:
+        """``site`` builds Lightning's ``LightningCLI`` and lets it run (no ``run=False``)."""
+        if not any(isinstance(f.obj, Ext) and f.obj.qualname in CLI_RUNNERS for f in self.resolver.eval(site.func, ctx)):
+            return False
+        told = dict((k, v) for k, v in site.keywords if k).get("run")
+        return told is None or not all(type(f.obj) is Lit and f.obj.value is False for f in self.resolver.eval(told, ctx))
 
     def _spawning_parallel(self, value, ctx: Ctx) -> bool:
         """``value`` is an ignite ``Parallel`` told ``nproc_per_node``: its ``run`` spawns the
