@@ -319,6 +319,7 @@ class Model:
         self._given_loader_callables: Optional[List[Tuple[object, str, Trail]]] = None
         self._sites: Optional[List[SiteRef]] = None
         self._iterations: Optional[List[Iteration]] = None
+        self._wrapped: Dict[object, List[Tuple[object, Trail]]] = {}  # wrapper instance → the loaders its __iter__ goes through
         self._moves: Optional[List[Move]] = None
         self._handoffs: List[str] = []  # see ``_handoff_modules`` (set with the iterations)
         self._worker_code: Dict[object, List[WorkerFunction]] = {}
@@ -682,7 +683,37 @@ class Model:
             for element in self.resolver.iterate(found):
                 if isinstance(element.obj, Batch):
                     out.append((element.obj.loader, element.trail))
+            for obj in self._through_wrappers(found.obj):
+                out.extend((loader, found.trail + trail) for loader, trail in self._wrapped_loaders(obj))
         return out
+
+    def _through_wrappers(self, obj) -> List[object]:
+        """``obj`` and, for an iteration wrapper (``enumerate(x)``, ``tqdm(x)``), what it goes through."""
+        if type(obj) is Inst and type(obj.cls) is Ext:
+            wrapped = self.resolver.libraries.wrapped_iterables(self.resolver, obj)
+            return [obj] + [f.obj for f in wrapped or ()]
+        return [obj]
+
+    def _wrapped_loaders(self, obj) -> List[Tuple[object, Trail]]:
+        """The loaders an instance of a project wrapper goes through in its own ``__iter__``
+        (a prefetcher's ``for batch in self.loader:``): iterating the wrapper iterates them,
+        once per pass over the wrapper. One level: a wrapper's wrapper is not followed."""
+        if type(obj) is not Inst or type(obj.cls) is not Cls:
+            return []
+        found = self._wrapped.get(obj)
+        if found is None:
+            found = self._wrapped[obj] = []  # recursion guard
+            method = self.resolver.method(obj.cls, "__iter__")
+            summary = self.project.summary(method.module) if method is not None else None
+            ctx = Ctx(method.module, method.qualname, None, None, obj) if method is not None else None
+            for loop in summary.loops if summary is not None else ():
+                if loop.scope != method.qualname or loop.iter is None:
+                    continue
+                step = Step(method.module, loop.span, "iterated by the wrapper's `__iter__`")
+                for element in join(self.resolver.iterate(f) for f in self.resolver.eval(loop.iter, ctx)):
+                    if isinstance(element.obj, Batch):
+                        found.append((element.obj.loader, (step,) + element.trail))
+        return found
 
     def _batch_items(self, found, depth: int = 0) -> bool:
         """Batch data, not a loader: a batch, a container of what came out of batches
