@@ -15,7 +15,7 @@ from ..analysis.summary import Span
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
-from ..model.objects import Cls, Step
+from ..model.objects import Cls, Managed, Step
 from ..model.queries import Model
 from .base import finding, source, where
 
@@ -51,8 +51,8 @@ def check(model: Model) -> Iterator[Finding]:
     yield from _lightning_epochs(model, reported)
     yield from _engine_epochs(model, reported)
     for iteration in model.iterations():
-        if iteration.loop is None or model.managed(iteration.loader):
-            continue
+        if iteration.loop is None or (model.managed(iteration.loader) and not isinstance(iteration.loader, Managed)):
+            continue  # a framework's own loop; one the code prepared (``accelerator.prepare``) keeps its workers
         kept = _persistent(model, iteration.loader)
         repeat = model.epoch_loop(iteration) if kept else None
         if repeat is None:
