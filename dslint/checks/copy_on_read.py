@@ -229,8 +229,8 @@ def _element_kinds(model: Model, container: Container, sizes: bool = False, per_
             kinds.add("line")
         elif per_sample and isinstance(obj, Container) and obj.kind == "tuple" and _from_parsed_file(model, obj):
             kinds.add("record")
-        elif _project_object(obj):
-            kinds.add("object")
+        elif _project_object(obj) and not model.is_dataset_class(obj.cls):
+            kinds.add("object")  # a list of datasets (one per language pair or shard) is not per sample
         elif _parsed(obj) or _parsed_record(obj) or sizes and _table_of(obj) is not None:
             kinds.add("table")
     return kinds

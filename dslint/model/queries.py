@@ -935,9 +935,11 @@ class Model:
         return None
 
     def built_inside(self, loader, module: str, loop: Loop) -> bool:
-        """Whether the loader is constructed inside ``loop`` (directly or by a call in it)."""
+        """Whether the loader is constructed inside ``loop`` (directly or by a call in it); not
+        one cached on first use (``if self._loader is None: self._loader = DataLoader(...)``),
+        which every later pass reuses."""
         base = loader_facts.base_loader(loader)
-        if base is None or base.site is None:
+        if base is None or base.site is None or self._cached_once(base):
             return False
         sites = [base.site]
         ctx = base.ctx
@@ -951,6 +953,14 @@ class Model:
                 if loop.span.row <= span.row <= loop.end_row:
                     return True
         return self._called_in_loop(base, module, loop)
+
+    def _cached_once(self, base: Inst) -> bool:
+        """The construction's value is stored on an attribute only while that attribute is
+        None (a lazily built loader kept for the next calls)."""
+        summary = self.project.summary(base.site.module)
+        scope = self.project.call(base.site).scope
+        return any(store.scope == scope and store.none_guarded and store.kind == "assign" and type(store.value) is Call
+                   and store.value.index == base.site.index for store in summary.stores)
 
     def _called_in_loop(self, base: Inst, module: str, loop: Loop, depth: int = 3) -> bool:
         """Whether a call in ``loop`` runs the function that builds the loader, up to ``depth``
