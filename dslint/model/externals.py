@@ -575,6 +575,12 @@ def _dict(resolver, qualname, ref, ctx) -> Results:
     return one(Container("dict", display, ctx, ref))
 
 
+def _framework_device(resolver, qualname, ref, ctx) -> Results:
+    """Ray Train's ``get_device()``: the worker's GPU whenever the run has one."""
+    step = Step(ref.module, resolver.project.call(ref).span, f"`{qualname.rpartition('.')[2]}()`: a GPU whenever the run has one")
+    return one(Lit("cuda"), (step,))
+
+
 def _device(resolver, qualname, ref, ctx) -> Results:
     return _arg(resolver, ref, ctx, 0, "type") or UNKNOWN_RESULT
 
@@ -681,6 +687,8 @@ CALLS = {
     "collections.OrderedDict": _dict,
     **{name: _instantiate for name in configfiles.INSTANTIATE},
     "torch.device": _device,
+    "ray.train.torch.get_device": _framework_device,
+    "ray.train.torch.train_loop_utils.get_device": _framework_device,
     "builtins.str": _str,
     "os.getenv": _environment,
     "os.environ.get": _environment,

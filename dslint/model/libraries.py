@@ -313,6 +313,13 @@ ENTRY_POINTS = (
     "detectron2.DefaultTrainer.train", "mmengine.Runner.train", "mmengine.Runner.val", "mmengine.Runner.test",
     "transformers.Trainer.train", "transformers.Trainer.evaluate",
 )
+# Frameworks whose ``device`` (``accelerator.device``, ``TrainingArguments(...).device``) is the
+# GPU the run trains on whenever it has one (accelerate 1.x ``PartialState.device``,
+# transformers' ``TrainingArguments.device``: ``cuda:0`` when CUDA is available)
+GPU_PLACERS = frozenset({
+    "accelerate.Accelerator", "accelerate.accelerator.Accelerator", "accelerate.PartialState",
+    "accelerate.state.PartialState", "transformers.TrainingArguments", "transformers.training_args.TrainingArguments",
+})
 # Lightning's command-line runners: building one parses the command line and runs its
 # subcommand (``fit``: the data module's loaders start their workers) unless ``run=False``
 CLI_RUNNERS = frozenset({
@@ -581,6 +588,8 @@ class Libraries:
         if name == "sampler" and inst.cls.qualname in BATCH_SAMPLERS and inst.site is not None:
             # ``loader.batch_sampler.sampler`` of ``BatchSampler(sampler, ...)``: the sampler it wraps
             return resolver.keyword_at(inst.site, inst.ctx, "sampler", 0) or UNKNOWN_RESULT
+        if name == "device" and inst.cls.qualname in GPU_PLACERS:
+            return _gpu_device(resolver, inst, f"`{inst.cls.qualname.rpartition('.')[2]}().device`")
         # a method or attribute of an outside object: ``cap.read`` on a ``cv2.VideoCapture``
         return (Found(Ext(f"{inst.cls.qualname}().{name}")),)
 
@@ -734,6 +743,13 @@ class Libraries:
                 return ""
             return "workers"
         return None
+
+
+def _gpu_device(resolver: "Resolver", inst: Inst, what: str) -> Results:
+    """The device a framework places work on: a CUDA device whenever the run has a GPU."""
+    step = Step(inst.site.module, resolver.project.call(inst.site).span, f"{what}: a GPU whenever the run has one") \
+        if inst.site is not None else None
+    return (Found(Lit("cuda"), (step,) if step is not None else ()),)
 
 
 def _given(results: Optional[Results]) -> bool:

@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..analysis.summary import CallSite, ClassSummary, FunctionSummary, Loop, ModuleSummary
-from ..analysis.values import Attr, Call, Imported, last_name
+from ..analysis.values import Attr, Call, Imported, Item, last_name
 from ..paths import absolute
 from .objects import SiteRef
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+ITEM_CALLS = "[]"  # the name ``calls_named`` files ``table[key](...)`` calls under
 
 
 @functools.lru_cache(maxsize=None)
@@ -244,7 +245,8 @@ class Project:
 
     # indexes over the eagerly summarised modules ----------------------------------------
     def calls_named(self, name: str) -> List[SiteRef]:
-        """Call sites whose callee's last name is ``name`` (``f(...)``, ``x.f(...)``)."""
+        """Call sites whose callee's last name is ``name`` (``f(...)``, ``x.f(...)``; ``ITEM_CALLS``:
+        ``table[key](...)``)."""
         if self._calls_by_name is None:
             table: Dict[str, List[SiteRef]] = defaultdict(list)
             new = tuple.__new__  # a SiteRef without its Python-level constructor (same object)
@@ -257,6 +259,8 @@ class Project:
                         callee = func.name
                         if callee == "__init__" and type(func.base) is Call:
                             table["super().__init__"].append(new(SiteRef, (key, index)))
+                    elif kind is Item:
+                        callee = ITEM_CALLS  # ``REGISTRY[name](...)``: what a table holds, called
                     else:
                         callee = last_name(func)
                     if callee:

@@ -81,7 +81,7 @@ from .objects import (
     join,
     one,
 )
-from .project import ModuleInfo, Project, sites_in_scope
+from .project import ITEM_CALLS, ModuleInfo, Project, sites_in_scope
 
 MAX_CALLERS = 12  # call sites followed for a parameter of a function called from many places
 MAX_ITEM_STORES = 200  # ``x[k] = v`` statements of a module evaluated to find dicts filled in later
@@ -304,6 +304,7 @@ class Resolver:
         self._launchers: Dict[SiteRef, Optional[str]] = {}
         self._instantiating: Dict[SiteRef, Optional[str]] = {}
         self._instantiation_sites: Optional[List[SiteRef]] = None
+        self._tables_busy = 0  # item-store indexes or registrations being computed (no table calls meanwhile)
         self._instantiated_memo: Dict[SiteRef, Tuple[Obj, ...]] = {}
         self._launched: Optional[Dict[Func, List[SiteRef]]] = None
         self._dispatched: Optional[Dict[str, List[SiteRef]]] = None  # method name → ``getattr(o, p)(...)`` sites
@@ -845,6 +846,27 @@ class Resolver:
         given = self.mapping_entry(config, configfiles.PARTIAL, ctx)
         return given is not None and any(f.obj != Lit(False) for f in given)
 
+    def _table_calls(self, func: Func, owner: Optional[Cls], function: FunctionSummary):
+        """(call, instance or None) of the calls of what a table holds (``TASKS[name](cfg)``,
+        ``DATASETS["coco"](root)``) that run ``func``. Up to ``MAX_CANDIDATES`` such calls are
+        examined; beyond, none (they are not counted against the callers being known)."""
+        refs = self.project.calls_named(ITEM_CALLS)
+        if len(refs) > MAX_CANDIDATES or self._tables_busy:
+            return []  # many, or asked while the tables themselves are read: their lookups would be cut short
+        out = []
+        for ref in refs:
+            site = self.project.call(ref)
+            ctx = self.context(ref.module, site.scope)
+            held = [f.obj for table in self.eval(site.func.base, ctx) if type(table.obj) is Container
+                    and table.obj.kind == "dict" for f in self.container_values(table.obj)]
+            # the table's entries, whatever the key: evaluating the key (a config's ``type``) would
+            # ask for the very constructions being found
+            made = next((cls for cls in held if isinstance(cls, Cls) and (cls == owner or (
+                owner is not None and owner in self.mro(cls) and self.method(cls, "__init__") == func))), None)
+            if made is not None:
+                out.append((ref, Inst(made, ref, ctx)))
+        return out[:MAX_CALLERS]
+
     def _instantiating_calls(self, func: Func, owner: Optional[Cls], function: FunctionSummary):
         """(call, instance or None) of the calls of hydra's ``instantiate`` that run ``func``:
         a function its config's ``_target_`` names, or the ``__init__`` of such a class."""
@@ -1341,6 +1363,8 @@ class Resolver:
                 cut = len(launched) > MAX_CALLERS
             if owner is None or function.name == "__init__":  # ``hydra.utils.instantiate(cfg.data)``
                 result.extend(self._instantiating_calls(func, owner, function))
+                if owner is not None:  # ``TASK_REGISTRY["captioning"](cfg)`` builds the class
+                    result.extend(self._table_calls(func, owner, function))
             if len(refs) > MAX_CANDIDATES:
                 cut = True
             elif not cut:
@@ -2214,6 +2238,10 @@ class Resolver:
                 ctx = self.context(ref.module, self.project.call(ref).scope)
                 if any(f.obj == cls for f in self.eval(self.project.call(ref).func, ctx)):
                     out.append((ref, ctx))
+        init = self.method(cls, "__init__")
+        function = self.project.function(init.module, init.qualname) if init is not None else None
+        for ref, _ in self._table_calls(init, cls, function) if function is not None else ():
+            out.append((ref, self.context(ref.module, self.project.call(ref).scope)))  # ``MODELS[name](cfg)``
         for ref in self._instantiations():  # ``hydra.utils.instantiate(cfg.data)`` naming the class
             if cls in self._instantiated_objects(ref):
                 out.append((ref, self.context(ref.module, self.project.call(ref).scope)))
@@ -2583,7 +2611,11 @@ class Resolver:
         if self._registered is None:
             self._registered = registrations.Registered({}, set())  # recursion guard: lookups made while indexing
             indexed = set(self._item_stores)
-            self._registered = registrations.registered(self)
+            self._tables_busy += 1
+            try:
+                self._registered = registrations.registered(self)
+            finally:
+                self._tables_busy -= 1
             for module in set(self._item_stores) - indexed:
                 del self._item_stores[module]  # indexed without the registrations: again when next asked
         return self._registered
@@ -2617,7 +2649,11 @@ class Resolver:
         index = self._item_stores.get(container.ctx.module)
         if index is None:
             index = self._item_stores[container.ctx.module] = {}  # recursion guard
-            index.update(self._index_item_stores(container.ctx.module))
+            self._tables_busy += 1
+            try:
+                index.update(self._index_item_stores(container.ctx.module))
+            finally:
+                self._tables_busy -= 1
         return index.get(id(container.value), [])
 
     def display_item_stores(self, container: Container) -> List[Tuple[object, Ctx]]:
