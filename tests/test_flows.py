@@ -142,3 +142,16 @@ def test_opencv_through_a_helper_module_is_reported_where_cv2_is_imported():
     assert item["fix"] is not None and "cv2.setNumThreads(0)" in item["fix"]["edits"][0]["content"]
     called = [r for r in item["related"] if r["message"] == "OpenCV called in worker code"]
     assert [(r["filename"].removeprefix("./"), r["location"]["row"]) for r in called] == [("yolo/augment.py", 9)]
+
+
+def test_config_file_named_on_the_command_line(tmp_path):
+    """``Config.fromfile(args.config)``: the run reads one of the project's config files, so a
+    debug config giving zero workers makes the persistent loader raise; without that config
+    every file gives four workers and nothing is reported."""
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURES / "flows" / "config_files", repo)
+    assert [(f["filename"], f["code"]) for f in lint_json(".", cwd=repo)] == [("detlite/builder.py", "DSL201")]
+    (repo / "configs" / "debug_1gpu.py").unlink()
+    assert lint_json(".", cwd=repo) == []

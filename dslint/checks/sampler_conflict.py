@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, Optional
 
-from ..analysis.values import Const, Name
+from ..analysis.values import Const, Name, Op
 from ..diagnostics import Finding
 from ..model import loaders
 from ..model.externals import truthiness
@@ -56,9 +56,10 @@ def check(model: Model) -> Iterator[Finding]:
             if batch_size is not None and loaders.argument_source(model.resolver, loader, "batch_size") is not None:
                 sizes = [f.obj for f in batch_size]
                 if sizes and all(isinstance(o, Lit) and (o.value is None or type(o.value) is int) for o in sizes):
-                    if any(o.value not in (1, None) for o in sizes):
-                        clashes.append(f"batch_size={sizes[0].value}")
-                        because["batch_size"] = batch_size[0].trail
+                    clashing = next((f for f in batch_size if f.obj.value not in (1, None)), None)
+                    if clashing is not None:
+                        clashes.append(f"batch_size={clashing.obj.value}")
+                        because["batch_size"] = clashing.trail
             if shuffles:
                 clashes.append("shuffle=True")
             if sampler == "value":  # "maybe" is often `x if batch_sampler is None else None`
@@ -69,7 +70,8 @@ def check(model: Model) -> Iterator[Finding]:
                 because["drop_last"] = drop_last[0].trail
             # a keyword a branch puts back to the default is the code setting it aside for the batch sampler
             clashes = [c for c in clashes if not _put_back(model, loader, c.partition("=")[0])
-                       and not _set_aside_with(model, loader, batch_sampler, c.partition("=")[0])]
+                       and not _set_aside_with(model, loader, batch_sampler, c.partition("=")[0])
+                       and not _default_beside(model, loader, batch_sampler, c.partition("=")[0])]
             if clashes:
                 yield finding(
                     model, CODE, batch_sampler.site.module, batch_sampler.span,
@@ -116,6 +118,23 @@ def _is_default(value, name: str) -> bool:
     """``value`` is what the DataLoader takes ``name`` to be when it is not given (``1`` for
     ``batch_size``, not ``True``)."""
     return value == DEFAULTS[name] and type(value) is type(DEFAULTS[name])
+
+
+def _default_beside(model: Model, loader, batch_sampler, name: str) -> bool:
+    """The keyword is the loader's default whenever the batch sampler is given:
+    ``batch_size=batch_size if batch_sampler is None else 1`` beside ``batch_sampler=batch_sampler``
+    (mmengine's ``Runner.build_dataloader``)."""
+    given = loaders.argument_source(model.resolver, loader, name)
+    if given is None or type(given.value) is not Op or given.value.op != "if" or type(batch_sampler.value) is not Name:
+        return False
+    test, body, orelse = given.value.args
+    if type(test) is not Op or test.op not in ("is", "is-not") or len(test.args) != 2:
+        return False
+    tested, none = test.args
+    if type(tested) is not Name or tested.id != batch_sampler.value.id or not (type(none) is Const and none.value is None):
+        return False
+    values = model.resolver.eval(orelse if test.op == "is" else body, given.ctx)
+    return bool(values) and all(isinstance(f.obj, Lit) and _is_default(f.obj.value, name) for f in values)
 
 
 def _set_aside_with(model: Model, loader, batch_sampler, name: str) -> bool:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Optional
 from ..analysis.values import Attr, Call, Const, DictDisplay, Op, Seq, Starred, last_name
 from . import configfiles
 from .argparse_defaults import argument_default
+from .mmconfig import FROM_FILE, from_file
 from .libraries import HF_DATASETS, PASS_THROUGH
 from .objects import (
     literal_choices,
@@ -557,6 +558,11 @@ def _instantiate(resolver, qualname, ref, ctx) -> Results:
     return join(parts)
 
 
+def _config_from_file(resolver, qualname, ref, ctx) -> Results:
+    """``Config.fromfile(args.config)``: the config module(s) it reads (``mmconfig.from_file``)."""
+    return from_file(resolver, ref.module, _arg(resolver, ref, ctx, 0, "filename") or UNKNOWN_RESULT)
+
+
 def _dict(resolver, qualname, ref, ctx) -> Results:
     """``dict(a=1, **base)`` (or an ``OrderedDict``): a dict display of its keywords. One display per call site, as
     a written ``{...}`` is: what is stored in it later (``kw["sampler"] = s``,
@@ -685,6 +691,7 @@ CALLS = {
     "builtins.getattr": _getattr,
     "builtins.dict": _dict,
     "collections.OrderedDict": _dict,
+    **{name: _config_from_file for name in FROM_FILE},
     **{name: _instantiate for name in configfiles.INSTANTIATE},
     "torch.device": _device,
     "ray.train.torch.get_device": _framework_device,

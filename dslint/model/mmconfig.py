@@ -26,11 +26,13 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Tuple
 
+from ..analysis.summary import Span
 from ..analysis.values import FAR, Attr, Call, Const, Name
 from .objects import Container, Ctx, Ext, Inst, Lit, SiteRef
 
 if TYPE_CHECKING:
     from .loaders import Source
+    from .objects import Results
     from .project import ModuleInfo
     from .resolver import Resolver
 
@@ -262,3 +264,71 @@ def _deletes(resolver: "Resolver", site: SiteRef) -> bool:
     """``dict(_delete_=True, ...)``: the base's keys are dropped, not merged."""
     call = resolver.project.call(site)
     return any(key == "_delete_" and isinstance(value, Const) and value.value is True for key, value in call.keywords)
+
+
+# mmengine's and mmcv's ``Config.fromfile(path)``: the config module at ``path``, read as a
+# module whose top-level names a base fills in (``cfg.data.workers_per_gpu``)
+FROM_FILE = frozenset({
+    "mmengine.Config.fromfile", "mmengine.config.Config.fromfile", "mmengine.config.config.Config.fromfile",
+    "mmcv.Config.fromfile", "mmcv.utils.Config.fromfile", "mmcv.utils.config.Config.fromfile",
+})
+MAX_CONFIG_FILES = 8  # config files a path the command line gives may be, followed one by one
+CANDIDATE_NOTE = "a config file the command line may name"
+
+
+def from_file(resolver: "Resolver", module: str, paths) -> "Results":
+    """The config modules ``Config.fromfile`` reads: the file a written path names, or, for a
+    path the command line gives (``args.config``), each config file of the project (up to
+    ``MAX_CONFIG_FILES``, ``_base_`` folders left out): the run reads one of them."""
+    from . import configfiles
+    from .objects import UNKNOWN_RESULT, Found, Mod, Step
+
+    written = [f for f in paths if isinstance(f.obj, Lit) and isinstance(f.obj.value, str)]
+    if written and len(written) == len(paths):
+        out = []
+        for found in written:
+            path = configfiles.locate(resolver, module, found.obj.value)
+            key = os.path.normpath(path) if path is not None else None
+            if key not in resolver.project.modules:
+                return UNKNOWN_RESULT
+            out.append(Found(Mod(key), found.trail))
+        return tuple(out)
+    candidates = _project_configs(resolver, module)
+    if not candidates or len(candidates) > MAX_CONFIG_FILES:
+        return UNKNOWN_RESULT
+    return tuple(Found(Mod(key), (Step(key, Span(1, 1, 1, 1), CANDIDATE_NOTE),))
+                 for key in candidates)
+
+
+def _project_configs(resolver: "Resolver", module: str) -> List[str]:
+    """The config files of ``module``'s project: modules in a ``configs`` folder that are not
+    bases (``_base_`` folders)."""
+    info = resolver.project.modules.get(module)
+    if info is None:
+        return []
+    out = []
+    for key, other in sorted(resolver.project.modules.items()):
+        if other.boundary != info.boundary or not key.endswith(".py"):
+            continue
+        parts = os.path.relpath(key, other.boundary).split(os.sep)[:-1]
+        if any(part in CONFIG_FOLDERS for part in parts) and "_base_" not in parts and not key.endswith("__init__.py"):
+            out.append(key)
+    return out
+
+
+def base_name(resolver: "Resolver", module: str, name: str, seen: Optional[set] = None):
+    """A top-level name a config module does not bind, from the bases it inherits (the first
+    base that binds it), or None."""
+    seen = seen if seen is not None else {module}
+    bases, _ = _bases(resolver, module)
+    for base in bases:
+        if base in seen or len(seen) >= MAX_BASES:
+            return None
+        seen.add(base)
+        summary = resolver.project.summary(base)
+        if summary is not None and name in summary.bindings:
+            return resolver.global_name(base, name)
+        found = base_name(resolver, base, name, seen)
+        if found is not None:
+            return found
+    return None

@@ -41,7 +41,7 @@ from ..analysis.values import (
     mentions,
     root_name,
 )
-from . import configfiles, engines, externals, registrations
+from . import configfiles, engines, externals, mmconfig, registrations
 from .argparse_defaults import option_names
 from .loaders import library_name
 from .libraries import (EXTERNAL_REGISTRIES, LIBRARY_CALL_HOOKS, LOADED_TABLES, TORCH_MODULES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
@@ -2259,7 +2259,12 @@ class Resolver:
             if summary is not None and (name in summary.bindings or summary.star_imports):
                 result = self.global_name(obj.module, name)
                 if result != UNKNOWN_RESULT or name in summary.bindings:
-                    return result
+                    config_file = found.trail and found.trail[0].note == mmconfig.CANDIDATE_NOTE
+                    return extend(result, found.trail[0]) if config_file else result
+            if summary is not None and "_base_" in summary.bindings:  # an OpenMMLab config: a base's name
+                inherited = mmconfig.base_name(self, obj.module, name)
+                if inherited is not None:
+                    return inherited
             info = self.project.modules.get(obj.module)
             if info is not None:
                 sub = self.project.find_module(info, f"{info.name}.{name}")
