@@ -12,7 +12,7 @@ from typing import Iterator, Set
 
 from ..diagnostics import Finding
 from ..model import loaders
-from ..model.objects import Inst, Step
+from ..model.objects import Cls, Inst, Step
 from ..model.queries import Model
 from .base import finding, where
 
@@ -50,28 +50,39 @@ def check(model: Model) -> Iterator[Finding]:
 
 
 def _lightning_without_sampler(model: Model, reported: Set[object]) -> Iterator[Finding]:
-    """The training loaders of Lightning hooks when a data-parallel ``Trainer`` is told
-    ``use_distributed_sampler=False``: Lightning then hands each rank the loader as built,
-    and nothing of the project splits it (a ``WeightedRandomSampler`` kept on purpose)."""
-    trainer = model.lightning_sampler_off()
-    if trainer is None:
+    """The training loaders of Lightning hooks that a data-parallel ``Trainer`` hands each rank
+    as they are: all of them when it is told ``use_distributed_sampler=False`` (a
+    ``WeightedRandomSampler`` kept on purpose), and those over an ``IterableDataset``, which
+    Lightning puts no sampler in; reported when nothing of the project splits them by rank."""
+    found = model.lightning_data_parallel()
+    if found is None:
         return
+    trainer, sampler_off = found
     for loader in model.loaders():
         base = loaders.base_loader(loader)
         hook = model.building_hook(loader)
         if base is None or base in reported or model.managed(loader) != "lightning" or hook is None \
                 or hook.name != "train_dataloader":
             continue
+        streams = [f.obj for f in model.value(loader, "dataset")
+                   if isinstance(f.obj, Inst) and isinstance(f.obj.cls, Cls) and model.is_iterable_dataset(f.obj.cls)]
+        if not sampler_off and not streams:
+            continue
         split, why = model.rank_split(loader, framework=False)
         if split != "none":
             continue
         reported.add(base)
         built = loaders.construction_step(model.resolver, loader, "the training loader")
-        yield finding(
-            model, CODE, built.module, built.span,
-            f"Lightning's Trainer at {where(model, trainer, built.module)} runs data-parallel ranks with "
-            f"`use_distributed_sampler=False`, and nothing splits this `train_dataloader` loader's data by rank: every "
-            f"rank trains on the whole dataset, so an epoch costs world-size times as much; wrap its sampler for the "
-            f"ranks (a `DistributedSampler`, or a distributed version of the weighted sampler) or let Lightning add one",
-            (trainer,) + why,
-        )
+        if sampler_off:
+            message = (f"Lightning's Trainer at {where(model, trainer, built.module)} runs data-parallel ranks with "
+                       f"`use_distributed_sampler=False`, and nothing splits this `train_dataloader` loader's data by rank: "
+                       f"every rank trains on the whole dataset, so an epoch costs world-size times as much; wrap its "
+                       f"sampler for the ranks (a `DistributedSampler`, or a distributed version of the weighted sampler) "
+                       f"or let Lightning add one")
+        else:
+            message = (f"Lightning's Trainer at {where(model, trainer, built.module)} runs data-parallel ranks, and this "
+                       f"`train_dataloader` loader goes through an `IterableDataset`, which Lightning puts no "
+                       f"`DistributedSampler` in, whose stream nothing splits by rank: every rank trains on the same "
+                       f"data; split the stream by rank in its `__iter__` (`torch.distributed.get_rank()` out of "
+                       f"`get_world_size()`), with the workers of each rank")
+        yield finding(model, CODE, built.module, built.span, message, (trainer,) + why)

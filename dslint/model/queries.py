@@ -1449,32 +1449,41 @@ class Model:
         """A Lightning ``Trainer(...)`` told not to put a ``DistributedSampler`` in
         (``use_distributed_sampler=False``) with a data-parallel strategy (``"ddp"``,
         ``"fsdp"``...) or several nodes: the hooks' loaders then reach every rank as they
-        are. Found once per run."""
-        found = self.__dict__.get("_sampler_off", self)
+        are."""
+        found = self.lightning_data_parallel()
+        return found[0] if found is not None and found[1] else None
+
+    def lightning_data_parallel(self) -> Optional[Tuple[Step, bool]]:
+        """A Lightning ``Trainer(...)`` running data-parallel ranks (a ``"ddp"``, ``"fsdp"``...
+        strategy, or several nodes): where it is built, and whether it is told
+        ``use_distributed_sampler=False`` (such a one first). Found once per run."""
+        found = self.__dict__.get("_lightning_ranks", self)
         if found is self:
-            found = self.__dict__["_sampler_off"] = self._find_lightning_sampler_off()
+            found = self.__dict__["_lightning_ranks"] = self._find_lightning_data_parallel()
         return found
 
-    def _find_lightning_sampler_off(self) -> Optional[Step]:
+    def _find_lightning_data_parallel(self) -> Optional[Tuple[Step, bool]]:
         from .libraries import DATA_PARALLEL_STRATEGIES, LIGHTNING_SAMPLER_SWITCHES, LIGHTNING_TRAINERS
 
+        plain = None
         for ref in self.project.calls_named("Trainer"):
             site = self.project.call(ref)
             keywords = dict(site.keywords)
-            switch = next((keywords[k] for k in LIGHTNING_SAMPLER_SWITCHES if k in keywords), None)
-            if switch is None:
-                continue
             ctx = self.resolver.context(ref.module, site.scope)
-            if externals.truthiness(self.resolver.eval(switch, ctx)) != "false" or not any(
-                    isinstance(f.obj, Ext) and f.obj.qualname in LIGHTNING_TRAINERS for f in self.resolver.eval(site.func, ctx)):
+            if not any(isinstance(f.obj, Ext) and f.obj.qualname in LIGHTNING_TRAINERS for f in self.resolver.eval(site.func, ctx)):
                 continue
             strategy = self.resolver.eval(keywords["strategy"], ctx) if "strategy" in keywords else ()
             nodes = self.resolver.eval(keywords["num_nodes"], ctx) if "num_nodes" in keywords else ()
-            if any(isinstance(f.obj, Lit) and isinstance(f.obj.value, str)
-                   and f.obj.value.startswith(DATA_PARALLEL_STRATEGIES) for f in strategy) \
-                    or any(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1 for f in nodes):
-                return Step(ref.module, site.span, "the Trainer, told `use_distributed_sampler=False`")
-        return None
+            if not (any(isinstance(f.obj, Lit) and isinstance(f.obj.value, str)
+                        and f.obj.value.startswith(DATA_PARALLEL_STRATEGIES) for f in strategy)
+                    or any(isinstance(f.obj, Lit) and type(f.obj.value) is int and f.obj.value > 1 for f in nodes)):
+                continue
+            switch = next((keywords[k] for k in LIGHTNING_SAMPLER_SWITCHES if k in keywords), None)
+            if switch is not None and externals.truthiness(self.resolver.eval(switch, ctx)) == "false":
+                return Step(ref.module, site.span, "the Trainer, told `use_distributed_sampler=False`"), True
+            if plain is None:
+                plain = Step(ref.module, site.span, "the Trainer, running data-parallel ranks"), False
+        return plain
 
     def rank_split(self, loader, framework: bool = True) -> Tuple[str, Trail]:
         """How a loader's data is split across distributed ranks: ("none", why) when nothing
