@@ -51,7 +51,7 @@ def markers(repo):
 def test_every_library_of_the_issue_has_a_repo():
     names = {repo.name for repo in REPOS}
     assert names == {f"{n}_project" for n in ("torchdata", "webdataset", "monai", "pyg", "dgl", "timm", "transformers",
-                                              "accelerate", "lightning", "ignite", "own_loaders",
+                                              "accelerate", "lightning", "lightning_streams", "ignite", "own_loaders",
                                               "configured", "mmengine", "detectron2", "deepspeed", "ray")}
 
 
