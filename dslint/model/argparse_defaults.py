@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional, Set
 
 from ..analysis.summary import bound_once
 from ..analysis.values import Attr, Call, Const, Element, Item, Name, Op, Part, last_name
-from .objects import UNKNOWN_RESULT, Cls, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step, Top, join
+from .objects import UNKNOWN_RESULT, Cls, Container, Ctx, Found, Inst, Lit, Results, SiteRef, Step, Top, extend, join
 
 if TYPE_CHECKING:
     from .resolver import Resolver
@@ -51,6 +51,7 @@ def parser_sites(resolver: "Resolver", parser: Inst, depth: int = 0) -> Set[Site
 # an argument group's ``add_argument`` is read as the parser's (the group is the parser to the
 # model); subparsers add namespaces of their own
 OPTION_SOURCES = ("add_argument", "set_defaults", "add_subparsers")
+SPLAT = "**"  # where ``_sites_setting`` files ``set_defaults(**mapping)``
 
 
 def option_names(resolver: "Resolver", parser: Inst) -> Optional[Set[str]]:
@@ -107,6 +108,17 @@ def argument_default(resolver: "Resolver", parser: Inst, name: str) -> Results:
             keyword = name if method == "set_defaults" else "default"
             written = any(key == keyword for key, _ in site.keywords)
             (parts if written else implicit).append(_default(resolver, ref, site, ctx, keyword))
+    laid = []  # ``set_defaults(**asdict(cfg))``: a mapping's entry replaces the option's own default
+    for ref, site in _sites_setting(resolver, "set_defaults", SPLAT):
+        ctx = Ctx(ref.module, site.scope)
+        if not _on_parser(resolver, site, ctx, wanted):
+            continue
+        for (key, value), span in zip(site.keywords, site.keyword_spans):
+            given = resolver.splat_lookup(value, ctx, name) if key is None else None
+            if given is not None and not all(isinstance(f.obj, Top) for f in given):  # a file read at run time: as written
+                laid.append(extend(given, Step(ref.module, span, "the argparse default")))
+    if laid:
+        parts = laid
     # ``set_defaults(pin_mem=True)`` replaces the default an action implies (``store_true``'s
     # False) whichever comes first: argparse only keeps an action's own default when no
     # parser-level default exists for its destination
@@ -285,7 +297,8 @@ def _sites_setting(resolver: "Resolver", method: str, name: str):
             site = resolver.project.call(ref)
             if not isinstance(site.func, Attr):
                 continue
-            names = [destination(site)] if method == "add_argument" else [k for k, _ in site.keywords]
+            names = [destination(site)] if method == "add_argument" else [k if k is not None else SPLAT
+                                                                          for k, _ in site.keywords]
             for set_name in dict.fromkeys(names):
                 table.setdefault(set_name, []).append((ref, site))
     return table.get(name, ())
