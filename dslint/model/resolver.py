@@ -3009,6 +3009,10 @@ class Resolver:
             keys = self.keyword_at(ref, ctx, None, 0) or UNKNOWN_RESULT  # ``kwargs = asdict(cfg)``, ``kwargs.pop("type")``
             if len(keys) == 1 and type(keys[0].obj) is Lit and type(keys[0].obj.value) is str:
                 return self.asdict_item(obj, keys[0].obj.value) or self.keyword_at(ref, ctx, None, 1) or one(Lit(None))
+        if isinstance(obj, Inst) and obj.cls == GLOBALS and obj.site is not None and name == "get":
+            found = self._global_items(obj.site.module, self.keyword_at(ref, ctx, None, 0) or UNKNOWN_RESULT)
+            default = self.keyword_at(ref, ctx, None, 1)  # ``globals().get(name)``: the global, or the default
+            return join([found, default or one(Lit(None))])
         if isinstance(obj, Inst) and isinstance(obj.cls, Ext):
             if name in BAG_COPIES and obj.cls.qualname in ATTRIBUTE_BAGS:
                 return (receiver,)  # ``_C.clone()``: the same entries
