@@ -861,8 +861,7 @@ class Resolver:
                     and table.obj.kind == "dict" for f in self.container_values(table.obj)]
             # the table's entries, whatever the key: evaluating the key (a config's ``type``) would
             # ask for the very constructions being found
-            made = next((cls for cls in held if isinstance(cls, Cls) and (cls == owner or (
-                owner is not None and owner in self.mro(cls) and self.method(cls, "__init__") == func))), None)
+            made = next((cls for cls in held if isinstance(cls, Cls) and self._runs_init(cls, owner, func)), None)
             if made is not None:
                 out.append((ref, Inst(made, ref, ctx)))
         return out[:MAX_CALLERS]
@@ -875,10 +874,13 @@ class Resolver:
             for obj in self._instantiated_objects(ref):
                 if obj == func:
                     out.append((ref, None))
-                elif owner is not None and type(obj) is Cls and owner in self.mro(obj) \
-                        and self.method(obj, "__init__") == func:
+                elif type(obj) is Cls and self._runs_init(obj, owner, func):
                     out.append((ref, Inst(obj, ref, self.context(ref.module, self.project.call(ref).scope))))
         return out[:MAX_CALLERS]
+
+    def _runs_init(self, cls: Cls, owner: Optional[Cls], init: Func) -> bool:
+        """Building ``cls`` runs ``init``, the ``__init__`` of ``owner`` (its own, or inherited)."""
+        return owner is not None and (cls == owner or (owner in self.mro(cls) and self.method(cls, "__init__") == init))
 
     def instantiated(self, dotted: str, ref: SiteRef, ctx: Ctx) -> Results:
         """What hydra's ``instantiate`` at ``ref`` makes of a ``_target_`` naming ``dotted``: an
