@@ -289,6 +289,11 @@ HOOKS: Tuple[Hooks, ...] = (
           ("train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"), "lightning"),
 )
 LIGHTNING_TRAINERS = ("lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer")
+# Lightning's ``Callback``: the Trainer calls its hooks with itself first (``on_train_epoch_start(
+# self, trainer, pl_module)``); ``trainer.datamodule`` is the data module given to ``fit``
+LIGHTNING_CALLBACKS = ("lightning.Callback", "lightning.pytorch.Callback", "lightning.pytorch.callbacks.Callback",
+                       "pytorch_lightning.Callback", "pytorch_lightning.callbacks.Callback")
+LIGHTNING_RUNS = ("fit", "validate", "test", "predict")  # Trainer methods given ``datamodule=`` (fourth in ``fit``)
 # Trainer keywords that stop Lightning from putting a DistributedSampler in (2.x, 1.x)
 LIGHTNING_SAMPLER_SWITCHES = ("use_distributed_sampler", "replace_sampler_ddp")
 # strategies that run one process per device, each with its own loader
@@ -320,6 +325,7 @@ GPU_PLACERS = frozenset({
     "accelerate.Accelerator", "accelerate.accelerator.Accelerator", "accelerate.PartialState",
     "accelerate.state.PartialState", "transformers.TrainingArguments", "transformers.training_args.TrainingArguments",
 })
+CLI_TRAINER = "lightning.pytorch.cli.LightningCLI().trainer"  # the Trainer a ``LightningCLI`` builds
 # Lightning's command-line runners: building one parses the command line and runs its
 # subcommand (``fit``: the data module's loaders start their workers) unless ``run=False``
 CLI_RUNNERS = frozenset({
@@ -588,6 +594,12 @@ class Libraries:
         if name == "sampler" and inst.cls.qualname in BATCH_SAMPLERS and inst.site is not None:
             # ``loader.batch_sampler.sampler`` of ``BatchSampler(sampler, ...)``: the sampler it wraps
             return resolver.keyword_at(inst.site, inst.ctx, "sampler", 0) or UNKNOWN_RESULT
+        if name == "datamodule" and inst.cls.qualname in LIGHTNING_TRAINERS and inst.site is not None:
+            return _given_to_runs(resolver, inst)
+        if name == "datamodule" and inst.cls.qualname == CLI_TRAINER and inst.site is not None:
+            # the data module class a ``LightningCLI`` builds from the command line (its defaults)
+            classes = resolver.keyword_at(inst.site, inst.ctx, "datamodule_class", 1) or UNKNOWN_RESULT
+            return join((Found(Inst(f.obj), f.trail),) if isinstance(f.obj, Cls) else UNKNOWN_RESULT for f in classes)
         if name == "device" and inst.cls.qualname in GPU_PLACERS:
             return _gpu_device(resolver, inst, f"`{inst.cls.qualname.rpartition('.')[2]}().device`")
         # a method or attribute of an outside object: ``cap.read`` on a ``cv2.VideoCapture``
@@ -743,6 +755,22 @@ class Libraries:
                 return ""
             return "workers"
         return None
+
+
+def _given_to_runs(resolver: "Resolver", trainer: Inst) -> Results:
+    """``trainer.datamodule``: the data modules the code gives this Lightning Trainer's
+    ``fit``/``validate``/... (``datamodule=``, or ``fit``'s fourth argument)."""
+    parts = []
+    for name in LIGHTNING_RUNS:
+        for ref in resolver.project.calls_named(name):
+            site = resolver.project.call(ref)
+            ctx = resolver.context(ref.module, site.scope)
+            if type(site.func) is not Attr or not any(f.obj == trainer for f in resolver.eval(site.func.base, ctx)):
+                continue
+            given = resolver.keyword_at(ref, ctx, "datamodule", 3 if name == "fit" else 4)
+            if given is not None:
+                parts.append(given)
+    return join(parts) if parts else UNKNOWN_RESULT
 
 
 def _gpu_device(resolver: "Resolver", inst: Inst, what: str) -> Results:

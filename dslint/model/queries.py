@@ -1178,7 +1178,27 @@ class Model:
             if function is not None:
                 region = (module, function.qualname, function.span.row, function.end_row)
                 out.extend((name, change) for change in self.changes_in_regions(loader, [region]))
+        for callback_module, function in self._callback_epoch_hooks() if owner is not None else ():
+            region = (callback_module, function.qualname, function.span.row, function.end_row)
+            out.extend((function.name, change) for change in self.changes_in_regions(loader, [region]))
         return out
+
+    def _callback_epoch_hooks(self) -> List[Tuple[str, FunctionSummary]]:
+        """(module, method) of the epoch hooks of the project's Lightning callbacks
+        (``Callback`` subclasses), which the Trainer calls every epoch with itself: found once."""
+        found = self.__dict__.get("_callback_hooks")
+        if found is None:
+            from .libraries import LIGHTNING_CALLBACKS
+
+            found = self.__dict__["_callback_hooks"] = []
+            for info in self.project.eager_modules():
+                for qualname, klass in info.summary.classes.items():
+                    hooks = [n for n in LIGHTNING_EPOCH_HOOKS if n in klass.methods]
+                    if hooks and any(isinstance(item, Ext) and item.qualname in LIGHTNING_CALLBACKS
+                                     for item in self.resolver.mro(Cls(info.key, qualname))):
+                        found.extend((info.key, info.summary.functions[f"{qualname}.{n}"]) for n in hooks
+                                     if f"{qualname}.{n}" in info.summary.functions)
+        return found
 
     def reloads_dataloaders(self) -> bool:
         """A call given ``reload_dataloaders_every_n_epochs`` (a Trainer rebuilding its loaders);

@@ -44,7 +44,7 @@ from ..analysis.values import (
 from . import configfiles, engines, externals, mmconfig, registrations
 from .argparse_defaults import option_names
 from .loaders import library_name
-from .libraries import (EXTERNAL_REGISTRIES, LIBRARY_CALL_HOOKS, LOADED_TABLES, TORCH_MODULES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
+from .libraries import (CLI_RUNNERS, CLI_TRAINER, EXTERNAL_REGISTRIES, LIBRARY_CALL_HOOKS, LIGHTNING_CALLBACKS, LIGHTNING_TRAINERS, LOADED_TABLES, TORCH_MODULES, PYG_DATASET_BASES, PYG_DATASETS, PYG_SUBSET_METHODS, TRIAL_RUNNER_NAMES, TRIAL_RUNNERS,
                         parsed_table)
 from .objects import (
     literal_choices,
@@ -1282,6 +1282,9 @@ class Resolver:
         config = self._hydra_config(function, param, ctx.module)
         if config is not None:
             return config
+        trainers = self._callback_trainers(function, param, ctx.module)
+        if trainers is not None:  # ``on_train_epoch_start(self, trainer, pl_module)`` of a Lightning callback
+            return trainers
         func = Func(ctx.module, function.qualname)
         batches = self.engines.batches(func, function, param)
         if batches is not None:  # ``Engine(update).run(loader)`` hands ``update`` each batch
@@ -1304,6 +1307,44 @@ class Resolver:
         if not self.all_callers_known(func):
             parts.append(UNKNOWN_RESULT)
         return join(parts)
+
+    def _callback_trainers(self, function: FunctionSummary, param: Param, module: str) -> Optional[Results]:
+        """The Lightning Trainers the project builds, as the ``trainer`` a Lightning callback's
+        hook is called with (its parameter after ``self``), or None for any other parameter."""
+        if len(function.params) < 2 or param is not function.params[1] or not function.name.startswith("on_"):
+            return None
+        owner = self._method_owner(module, function)
+        if owner is None or not any(isinstance(item, Ext) and item.qualname in LIGHTNING_CALLBACKS
+                                    for item in self.mro(owner)):
+            return None
+        found = []
+        for name in ("Trainer", "LightningCLI"):
+            for ref in self.project.calls_named(name):
+                ctx = self.context(ref.module, self.project.call(ref).scope)
+                for f in self.eval(self.project.call(ref).func, ctx):
+                    if isinstance(f.obj, Ext) and f.obj.qualname in LIGHTNING_TRAINERS \
+                            and self._registers(self.keyword_at(ref, ctx, "callbacks"), owner):
+                        found.append(one(Inst(f.obj, ref, ctx)))
+                    elif isinstance(f.obj, Ext) and f.obj.qualname in CLI_RUNNERS:
+                        defaults = self.keyword_at(ref, ctx, "trainer_defaults")
+                        given = join(self.mapping_entry(d, "callbacks", ctx) or UNKNOWN_RESULT for d in defaults) \
+                            if defaults else UNKNOWN_RESULT  # the command line may name callbacks
+                        if self._registers(given, owner):
+                            found.append(one(Inst(Ext(CLI_TRAINER), ref, ctx)))  # the Trainer it builds
+        return join(found) if found else None
+
+    def _registers(self, callbacks: Optional[Results], owner: Cls) -> bool:
+        """Whether a Trainer given ``callbacks`` may call the hooks of ``owner``: an instance of
+        it (or of a subclass) in the list, or a list not known."""
+        if callbacks is None:
+            return False
+        for found in callbacks:
+            if not (isinstance(found.obj, Container) and found.obj.kind in ("list", "tuple")):
+                return True
+            for item in self.container_values(found.obj):
+                if not isinstance(item.obj, Inst) or not isinstance(item.obj.cls, Cls) or owner in self.mro(item.obj.cls):
+                    return True
+        return False
 
     def partial_sites(self, func: Func) -> List[SiteRef]:
         """The ``functools.partial(func, ...)`` calls that fix arguments of ``func`` (indexed once
