@@ -2060,7 +2060,14 @@ class Resolver:
                     part = without_unset(part)  # ``if self.x == 0: self.x = ...`` after it in the same method
                 parts.append(part)
             if parts:
-                return join(parts)
+                found = join(parts)
+                if inst.site is None and item == cls and all(f.obj == Lit(None) for f in found):
+                    # a ``None`` placeholder the subclasses fill (a base data module's
+                    # ``self.train_set = None``, built by each subclass's ``setup()``)
+                    heirs = self.heir_attribute(name, cls)
+                    if not is_top(heirs):
+                        return join([found, heirs])
+                return found
             field = self.field(item, inst, name)
             if field is not None:
                 return field
