@@ -32,7 +32,6 @@ from .objects import (
     Inst,
     Kwargs,
     Lit,
-    MAX_TRAIL,
     Mod,
     Namespace,
     PositiveInt,
@@ -538,24 +537,8 @@ def _getattr(resolver, qualname, ref, ctx) -> Results:
 
 
 def _instantiate(resolver, qualname, ref, ctx) -> Results:
-    """hydra's ``instantiate(cfg.data, ...)``: what the mapping's ``_target_`` (torchtune's:
-    ``_component_``) names, called with the mapping's entries (``Resolver.instantiated_argument``). A mapping not known, or
-    a target that is not a written string, is unknown."""
-    parts = []
-    for found in _arg(resolver, ref, ctx, 0, "config") or UNKNOWN_RESULT:
-        if resolver.partially_instantiated(found, ctx):
-            parts.append(UNKNOWN_RESULT)
-            continue
-        target = resolver.mapping_entry(found, configfiles.INSTANTIATE[qualname], ctx)
-        names = literal_choices(target, str) if target else None
-        if names is None:
-            parts.append(UNKNOWN_RESULT)
-            continue
-        trail = (found.trail + target[0].trail)[-MAX_TRAIL:]
-        for name in names:
-            made = resolver.instantiated(name, ref, ctx)
-            parts.append(tuple(Found(f.obj, (trail + f.trail)[:MAX_TRAIL]) for f in made))
-    return join(parts)
+    """hydra's ``instantiate(cfg.data, ...)`` (``Resolver.instantiate_call``)."""
+    return resolver.instantiate_call(ref, ctx)
 
 
 def _config_from_file(resolver, qualname, ref, ctx) -> Results:

@@ -456,6 +456,8 @@ LIBRARY_CALL_HOOKS = {
     **{name: "forward" for name in TORCH_MODULES},
     "torch_geometric.transforms.BaseTransform": "forward",
     "torch_geometric.transforms.base_transform.BaseTransform": "forward",
+    # mmcv 2.x transforms/base.py: ``BaseTransform.__call__`` runs the subclass's ``transform``
+    "mmcv.transforms.BaseTransform": "transform", "mmcv.transforms.base.BaseTransform": "transform",
 }
 ITERATION_WRAPPERS = frozenset({"iter", "enumerate", "tqdm", "trange", "track", "islice", "cycle", "progress_bar",
                                 "RepeatingLoader",  # DeepSpeed's: the loader again and again

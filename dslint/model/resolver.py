@@ -66,6 +66,7 @@ from .objects import (
     Iterated,
     Kwargs,
     Lit,
+    MAX_TRAIL,
     Managed,
     Mod,
     Namespace,
@@ -109,7 +110,13 @@ _new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``
 
 
 LAUNCHING_NAMES = frozenset({"spawn", "start_processes", "Process"})  # a plain-name call that may start processes
-INSTANTIATE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in configfiles.INSTANTIATE)
+INSTANTIATE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in configfiles.INSTANTIATE) | {"build"}
+REGISTRY_BUILD_KEY = "type"  # the key naming what an installed registry's ``build(cfg)`` makes
+
+
+def _registry_build(qualname: str) -> bool:
+    """``qualname`` is the ``build`` method of an installed registry (``Registry().build``)."""
+    return qualname.endswith("().build") and qualname[:-len("().build")] in EXTERNAL_REGISTRIES
 POSITIONALS_KEY = "_args_"  # hydra's positional arguments of a target, in its config
 
 
@@ -811,8 +818,10 @@ class Resolver:
         if found is self:
             site = self.project.call(ref)
             found = self._instantiating[ref] = next(
-                (configfiles.INSTANTIATE[f.obj.qualname] for f in self.eval(site.func, self.context(ref.module, site.scope))
-                 if type(f.obj) is Ext and f.obj.qualname in configfiles.INSTANTIATE), None)
+                (configfiles.INSTANTIATE.get(f.obj.qualname) or REGISTRY_BUILD_KEY
+                 for f in self.eval(site.func, self.context(ref.module, site.scope))
+                 if type(f.obj) is Ext and (f.obj.qualname in configfiles.INSTANTIATE or _registry_build(f.obj.qualname))),
+                None)
         return found
 
     def _instantiations(self) -> List[SiteRef]:
@@ -834,9 +843,7 @@ class Resolver:
                 if self.partially_instantiated(config, ctx):
                     continue
                 names = literal_choices(self.mapping_entry(config, self.instantiates(ref), ctx) or (), str) or ()
-                for name in names:
-                    out.extend(f.obj for f in self.imported(Imported(name), ref.module)
-                               if type(f.obj) in (Cls, Func) and f.obj not in out)
+                out.extend(f.obj for f in self._targets(ref, ctx, names) if type(f.obj) in (Cls, Func) and f.obj not in out)
             found = self._instantiated_memo[ref] = tuple(out)
         return found
 
@@ -882,13 +889,44 @@ class Resolver:
         """Building ``cls`` runs ``init``, the ``__init__`` of ``owner`` (its own, or inherited)."""
         return owner is not None and (cls == owner or (owner in self.mro(cls) and self.method(cls, "__init__") == init))
 
-    def instantiated(self, dotted: str, ref: SiteRef, ctx: Ctx) -> Results:
-        """What hydra's ``instantiate`` at ``ref`` makes of a ``_target_`` naming ``dotted``: an
+    def instantiate_call(self, ref: SiteRef, ctx: Ctx) -> Results:
+        """What a call building an object from a config makes: hydra's ``instantiate(cfg.data,
+        ...)`` (the ``_target_``, torchtune's ``_component_``), or an installed registry's
+        ``build(cfg)`` (the class registered under ``cfg["type"]``), called with the mapping's
+        entries (``instantiated_argument``). A mapping not known, or a target that is not a
+        written string, is unknown."""
+        key = self.instantiates(ref)
+        parts = []
+        for found in self.keyword_at(ref, ctx, "cfg" if key == REGISTRY_BUILD_KEY else "config", 0) or UNKNOWN_RESULT:
+            if self.partially_instantiated(found, ctx):
+                parts.append(UNKNOWN_RESULT)
+                continue
+            target = self.mapping_entry(found, key, ctx) if key is not None else None
+            names = literal_choices(target, str) if target else None
+            if names is None:
+                parts.append(UNKNOWN_RESULT)
+                continue
+            trail = (found.trail + target[0].trail)[-MAX_TRAIL:]
+            made = self.instantiated(names, ref, ctx)
+            parts.append(tuple(Found(f.obj, (trail + f.trail)[:MAX_TRAIL]) for f in made))
+        return join(parts)
+
+    def _targets(self, ref: SiteRef, ctx: Ctx, names) -> Results:
+        """What the target names of a config built at ``ref`` are: dotted paths (hydra), or names
+        an installed registry holds (``REGISTRY.build(cfg)``)."""
+        if self.instantiates(ref) != REGISTRY_BUILD_KEY:
+            return join(self.imported(Imported(name), ref.module) for name in names)
+        site = self.project.call(ref)
+        return join(self.registered_under(f.obj, tuple(Found(Lit(n)) for n in names))
+                    for f in self.eval(site.func.base, ctx) if isinstance(f.obj, Inst)) or UNKNOWN_RESULT
+
+    def instantiated(self, names, ref: SiteRef, ctx: Ctx) -> Results:
+        """What a config built at ``ref`` makes of a target named by one of ``names``: an
         instance of a project class built there, or what a project function returns, their
         parameters bound by ``instantiated_argument``. An outside callable, or a loader class
         (whose keywords are read from the call site), is unknown."""
         parts = []
-        for found in self.imported(Imported(dotted), ref.module):
+        for found in self._targets(ref, ctx, names):
             obj = found.obj
             if type(obj) is Cls and not self.is_loader(Inst(obj)):
                 parts.append(one(Inst(obj, ref, ctx), found.trail))
@@ -915,7 +953,10 @@ class Resolver:
             return UNKNOWN_RESULT
         if param.kind == "posonly":
             return None
+        built = self.instantiates(ref) == REGISTRY_BUILD_KEY  # ``build(cfg, default_args=...)``
         for (key, value), span in zip(site.keywords, site.keyword_spans):
+            if built:
+                break
             if key == param.name:
                 return extend(self.eval(value, caller), Step(ref.module, span, f"passed as `{param.name}`"))
             if key is None:
@@ -924,6 +965,13 @@ class Resolver:
                     return found
         if not site.args or type(site.args[0]) is Starred:
             return UNKNOWN_RESULT
+        if built:
+            found = self.splat_lookup(site.args[0], caller, param.name)
+            defaults = dict((k, v) for k, v in site.keywords if k).get("default_args")
+            if found is None and defaults is not None:  # what the registry fills in when the config does not
+                found = self.splat_lookup(defaults, caller, param.name)
+            return extend(found, Step(ref.module, site.span, f"`{param.name}` of the config built here")) \
+                if found is not None else None
         if param.kind == "pos" and self.splat_lookup(site.args[0], caller, POSITIONALS_KEY) is not None:
             return UNKNOWN_RESULT  # ``_args_: [...]``: which positional is which is not followed
         found = self.splat_lookup(site.args[0], caller, param.name)
@@ -2680,8 +2728,13 @@ class Resolver:
         what the project's decorated definitions registered under that name (its modules
         summarised up front, and the skipped ones they import that register); unknown for a
         name not known or not registered here."""
-        names = literal_choices(self.keyword_at(ref, ctx, "name", 0) or UNKNOWN_RESULT, str)
-        if names is None:
+        return self.registered_under(registry, self.keyword_at(ref, ctx, "name", 0) or UNKNOWN_RESULT)
+
+    def registered_under(self, registry, keys: Results) -> Results:
+        """What the project registered in the installed registry ``registry`` under each name
+        ``keys`` may be; unknown for a name not known or not registered here."""
+        names = literal_choices(keys, str)
+        if names is None or not isinstance(registry, Inst) or registry.site is None:
             return UNKNOWN_RESULT
         if self._external is None:
             self._external = {}  # recursion guard
@@ -3068,6 +3121,8 @@ class Resolver:
                 return (receiver,)  # ``_C.clone()``: the same entries
             if name == "get" and obj.cls.qualname in EXTERNAL_REGISTRIES and obj.site is not None:
                 return self.external_lookup(obj, ref, ctx)  # ``READER_REGISTRY.get(cfg.DATA.READER)``
+            if name == "build" and obj.cls.qualname in EXTERNAL_REGISTRIES and obj.site is not None:
+                return self.instantiate_call(ref, ctx)  # ``TRANSFORMS.build(dict(type="Resize", ...))``
             handled = self.libraries.method_call(self, obj, name, ref, ctx)
             if handled is not None:
                 return handled
