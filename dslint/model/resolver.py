@@ -3145,6 +3145,8 @@ class Resolver:
             return self.iterate(receiver)
         if isinstance(obj, Config) and name == "get":
             return externals.config_get(self, receiver, ref, ctx)
+        if isinstance(obj, Mod) and name == "get" and self._config_module(obj.module):
+            return self._config_module_get(receiver, ref, ctx)  # ``cfg.get("custom_hooks", [])``
         if type(obj) is Lit and type(obj.value) is str:
             return externals.string_method(self, receiver, name, ref, ctx)
         if isinstance(obj, Inst) and isinstance(obj.cls, Cls):
@@ -3154,6 +3156,26 @@ class Resolver:
             if name in SAME_MODULE_METHODS and self.method(obj.cls, name) is None and self.is_torch_module(obj.cls):
                 return (receiver,)  # ``Net().cuda()``, ``model.to(device)``: the module itself
         return join(self.invoke(f, ref, ctx) for f in self.attribute(receiver, name, ctx))
+
+    def _config_module(self, module: str) -> bool:
+        """An OpenMMLab config file read with ``Config.fromfile`` (a module binding no ``get`` of
+        its own, with ``_base_`` or in a ``configs`` folder)."""
+        info = self.project.modules.get(module)
+        return info is not None and info.summary is not None and "get" not in info.summary.bindings \
+            and mmconfig.is_config(info)
+
+    def _config_module_get(self, receiver: Found, ref: SiteRef, ctx: Ctx) -> Results:
+        """``cfg.get(name, default)`` of a config module: the name it (or a base) binds, else the default."""
+        names = literal_choices(self.keyword_at(ref, ctx, None, 0) or UNKNOWN_RESULT, str)
+        if names is None:
+            return UNKNOWN_RESULT
+        parts = []
+        for name in names:
+            summary = self.project.summary(receiver.obj.module)
+            bound = name in summary.bindings or mmconfig.base_name(self, receiver.obj.module, name) is not None
+            parts.append(self.attribute(receiver, name, ctx) if bound
+                         else self.keyword_at(ref, ctx, None, 1) or one(Lit(None)))
+        return join(parts)
 
     def is_torch_module(self, cls: Cls) -> bool:
         """A project subclass of ``torch.nn.Module``."""
