@@ -3035,7 +3035,8 @@ def _kept_tensor(model: Model, value, ctx: Ctx, function, loop: Loop, iteration:
                  holder) -> Optional[Tuple[Trail, str]]:
     """(trail, why it is a tensor) for the first part of the kept ``value`` that is a view of a
     host batch known to be a tensor; None when there is none."""
-    for part in _held_parts(value):
+    summary = model.project.summary(ctx.module)
+    for part in _held_parts(value, summary.calls if summary is not None else None):
         view = _batch_view(model, part, ctx, function, iteration.loader, 0)
         if view is None:
             continue
@@ -3071,15 +3072,21 @@ def _names_field(value, depth: int = 0) -> bool:
     return False
 
 
-def _held_parts(value, depth: int = 0):
+def _held_parts(value, calls=None, depth: int = 0):
     """What keeping ``value`` keeps alive: the value itself, or each item of the tuple, list,
-    set or dict display it is (``buffer.append((x, y))`` keeps ``x`` and ``y``)."""
+    set or dict display it is (``buffer.append((x, y))`` keeps ``x`` and ``y``), or of the
+    ``dict(...)`` call it is, given the module's ``calls`` (``dict(label=y, path=p)``)."""
     if type(value) is Seq and value.kind != "comp" and depth < 4:
         for item in value.items:
-            yield from _held_parts(item, depth + 1)
+            yield from _held_parts(item, calls, depth + 1)
     elif type(value) is DictDisplay and depth < 4:
         for item in value.values:
-            yield from _held_parts(item, depth + 1)
+            yield from _held_parts(item, calls, depth + 1)
+    elif type(value) is Call and calls is not None and depth < 4 and type(calls[value.index].func) is Name \
+            and calls[value.index].func.id == "dict" and not calls[value.index].args:
+        for key, item in calls[value.index].keywords:
+            if key is not None:
+                yield from _held_parts(item, calls, depth + 1)
     else:
         yield value
 
