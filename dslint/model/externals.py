@@ -17,7 +17,7 @@ from ..analysis.values import Attr, Call, Const, DictDisplay, Op, Seq, Starred, 
 from . import configfiles
 from .argparse_defaults import argument_default
 from .mmconfig import FROM_FILE, from_file
-from .libraries import HF_DATASETS, PASS_THROUGH
+from .libraries import HF_DATASETS, PASS_THROUGH, gpu_device
 from .objects import (
     literal_choices,
     UNKNOWN_RESULT,
@@ -566,8 +566,7 @@ def _dict(resolver, qualname, ref, ctx) -> Results:
 
 def _framework_device(resolver, qualname, ref, ctx) -> Results:
     """Ray Train's ``get_device()``: the worker's GPU whenever the run has one."""
-    step = Step(ref.module, resolver.project.call(ref).span, f"`{qualname.rpartition('.')[2]}()`: a GPU whenever the run has one")
-    return one(Lit("cuda"), (step,))
+    return gpu_device(Step(ref.module, resolver.project.call(ref).span, f"`{qualname.rpartition('.')[2]}()`"))
 
 
 def _device(resolver, qualname, ref, ctx) -> Results:

@@ -603,7 +603,9 @@ class Libraries:
             classes = resolver.keyword_at(inst.site, inst.ctx, "datamodule_class", 1) or UNKNOWN_RESULT
             return join((Found(Inst(f.obj), f.trail),) if isinstance(f.obj, Cls) else UNKNOWN_RESULT for f in classes)
         if name == "device" and inst.cls.qualname in GPU_PLACERS:
-            return _gpu_device(resolver, inst, f"`{inst.cls.qualname.rpartition('.')[2]}().device`")
+            what = f"`{inst.cls.qualname.rpartition('.')[2]}().device`"
+            return gpu_device(Step(inst.site.module, resolver.project.call(inst.site).span, what)
+                              if inst.site is not None else None)
         # a method or attribute of an outside object: ``cap.read`` on a ``cv2.VideoCapture``
         return (Found(Ext(f"{inst.cls.qualname}().{name}")),)
 
@@ -775,11 +777,12 @@ def _given_to_runs(resolver: "Resolver", trainer: Inst) -> Results:
     return join(parts) if parts else UNKNOWN_RESULT
 
 
-def _gpu_device(resolver: "Resolver", inst: Inst, what: str) -> Results:
-    """The device a framework places work on: a CUDA device whenever the run has a GPU."""
-    step = Step(inst.site.module, resolver.project.call(inst.site).span, f"{what}: a GPU whenever the run has one") \
-        if inst.site is not None else None
-    return (Found(Lit("cuda"), (step,) if step is not None else ()),)
+def gpu_device(where: Optional[Step]) -> Results:
+    """The device a framework places work on (``where``: the step naming it): a CUDA device
+    whenever the run has a GPU."""
+    if where is None:
+        return (Found(Lit("cuda")),)
+    return (Found(Lit("cuda"), (where._replace(note=f"{where.note}: a GPU whenever the run has one"),)),)
 
 
 def _given(results: Optional[Results]) -> bool:

@@ -273,7 +273,6 @@ FROM_FILE = frozenset({
     "mmcv.Config.fromfile", "mmcv.utils.Config.fromfile", "mmcv.utils.config.Config.fromfile",
 })
 MAX_CONFIG_FILES = 8  # config files a path the command line gives may be, followed one by one
-CANDIDATE_NOTE = "a config file the command line may name"
 
 
 def from_file(resolver: "Resolver", module: str, paths) -> "Results":
@@ -296,7 +295,7 @@ def from_file(resolver: "Resolver", module: str, paths) -> "Results":
     candidates = _project_configs(resolver, module)
     if not candidates or len(candidates) > MAX_CONFIG_FILES:
         return UNKNOWN_RESULT
-    return tuple(Found(Mod(key), (Step(key, Span(1, 1, 1, 1), CANDIDATE_NOTE),))
+    return tuple(Found(Mod(key), (Step(key, Span(1, 1, 1, 1), "a config file the command line may name"),))
                  for key in candidates)
 
 

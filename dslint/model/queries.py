@@ -28,7 +28,7 @@ from . import externals, mmconfig
 from .effects import SHARDING_NAMES, datasets_pool, main_process_only
 from .externals import device_kind, device_target, truthiness
 from . import loaders as loader_facts
-from .libraries import (CLI_RUNNERS, CONTEXT, CONTEXT_ARGUMENTS, ENTRY_POINTS, HF_DATASETS, HOOKS, STEP_HOOKS,
+from .libraries import (CLI_RUNNERS, CONTEXT, LIGHTNING_CALLBACKS, CONTEXT_ARGUMENTS, ENTRY_POINTS, HF_DATASETS, HOOKS, STEP_HOOKS,
                         POOL_INITIALIZERS, PROCESS_CLASSES, PROCESS_STARTERS, PROCESS_TARGET_NAMES, PYG_DATASET_BASES,
                         SUBSETS, TORCH_SAMPLING, entry_point, matches, process_target, split_entry_point,
                         without_context)
@@ -705,8 +705,10 @@ class Model:
             found = self._wrapped[obj] = []  # recursion guard
             method = self.resolver.method(obj.cls, "__iter__")
             summary = self.project.summary(method.module) if method is not None else None
-            ctx = Ctx(method.module, method.qualname, None, None, obj) if method is not None else None
-            for loop in summary.loops if summary is not None else ():
+            if summary is None:
+                return found
+            ctx = Ctx(method.module, method.qualname, None, None, obj)
+            for loop in summary.loops:
                 if loop.scope != method.qualname or loop.iter is None:
                     continue
                 step = Step(method.module, loop.span, "iterated by the wrapper's `__iter__`")
@@ -1188,8 +1190,6 @@ class Model:
         (``Callback`` subclasses), which the Trainer calls every epoch with itself: found once."""
         found = self.__dict__.get("_callback_hooks")
         if found is None:
-            from .libraries import LIGHTNING_CALLBACKS
-
             found = self.__dict__["_callback_hooks"] = []
             for info in self.project.eager_modules():
                 for qualname, klass in info.summary.classes.items():

@@ -76,6 +76,7 @@ from .objects import (
     SiteRef,
     Step,
     Top,
+    Trail,
     Varargs,
     extend,
     is_top,
@@ -112,12 +113,12 @@ _new = tuple.__new__  # a NamedTuple from its fields without its Python-level ``
 LAUNCHING_NAMES = frozenset({"spawn", "start_processes", "Process"})  # a plain-name call that may start processes
 INSTANTIATE_NAMES = frozenset(name.rsplit(".", 1)[1] for name in configfiles.INSTANTIATE) | {"build"}
 REGISTRY_BUILD_KEY = "type"  # the key naming what an installed registry's ``build(cfg)`` makes
+POSITIONALS_KEY = "_args_"  # hydra's positional arguments of a target, in its config
 
 
 def _registry_build(qualname: str) -> bool:
     """``qualname`` is the ``build`` method of an installed registry (``Registry().build``)."""
     return qualname.endswith("().build") and qualname[:-len("().build")] in EXTERNAL_REGISTRIES
-POSITIONALS_KEY = "_args_"  # hydra's positional arguments of a target, in its config
 
 
 def bounded(default):
@@ -839,13 +840,27 @@ class Resolver:
             found = self._instantiated_memo[ref] = ()  # recursion guard
             ctx = self.context(ref.module, self.project.call(ref).scope)
             out: List[Obj] = []
-            for config in self.keyword_at(ref, ctx, "config", 0) or ():
-                if self.partially_instantiated(config, ctx):
-                    continue
-                names = literal_choices(self.mapping_entry(config, self.instantiates(ref), ctx) or (), str) or ()
-                out.extend(f.obj for f in self._targets(ref, ctx, names) if type(f.obj) in (Cls, Func) and f.obj not in out)
+            for config in self._configs(ref, ctx):
+                named = self._target_names(ref, ctx, config)
+                out.extend(f.obj for f in self._targets(ref, ctx, named[0] if named else ())
+                           if type(f.obj) in (Cls, Func) and f.obj not in out)
             found = self._instantiated_memo[ref] = tuple(out)
         return found
+
+    def _configs(self, ref: SiteRef, ctx: Ctx) -> Results:
+        """The mappings a call building an object from a config is given (its first argument)."""
+        keyword = "cfg" if self.instantiates(ref) == REGISTRY_BUILD_KEY else "config"
+        return self.keyword_at(ref, ctx, keyword, 0) or UNKNOWN_RESULT
+
+    def _target_names(self, ref: SiteRef, ctx: Ctx, config: Found) -> Optional[Tuple[tuple, Trail]]:
+        """(the names ``config``'s target key may hold, the trail to them), or None when the
+        config asks for a ``functools.partial`` or its target is not a written string."""
+        key = self.instantiates(ref)
+        if key is None or self.partially_instantiated(config, ctx):
+            return None
+        target = self.mapping_entry(config, key, ctx)
+        names = literal_choices(target, str) if target else None
+        return (names, (config.trail + target[0].trail)[-MAX_TRAIL:]) if names is not None else None
 
     def partially_instantiated(self, config: Found, ctx: Ctx) -> bool:
         """Whether the config's ``_partial_`` may be true: hydra then hands back a
@@ -853,7 +868,7 @@ class Resolver:
         given = self.mapping_entry(config, configfiles.PARTIAL, ctx)
         return given is not None and any(f.obj != Lit(False) for f in given)
 
-    def _table_calls(self, func: Func, owner: Optional[Cls], function: FunctionSummary):
+    def _table_calls(self, func: Func, owner: Optional[Cls]):
         """(call, instance or None) of the calls of what a table holds (``TASKS[name](cfg)``,
         ``DATASETS["coco"](root)``) that run ``func``. Up to ``MAX_CANDIDATES`` such calls are
         examined; beyond, none (they are not counted against the callers being known)."""
@@ -873,7 +888,7 @@ class Resolver:
                 out.append((ref, Inst(made, ref, ctx)))
         return out[:MAX_CALLERS]
 
-    def _instantiating_calls(self, func: Func, owner: Optional[Cls], function: FunctionSummary):
+    def _instantiating_calls(self, func: Func, owner: Optional[Cls]):
         """(call, instance or None) of the calls of hydra's ``instantiate`` that run ``func``:
         a function its config's ``_target_`` names, or the ``__init__`` of such a class."""
         out = []
@@ -895,20 +910,14 @@ class Resolver:
         ``build(cfg)`` (the class registered under ``cfg["type"]``), called with the mapping's
         entries (``instantiated_argument``). A mapping not known, or a target that is not a
         written string, is unknown."""
-        key = self.instantiates(ref)
         parts = []
-        for found in self.keyword_at(ref, ctx, "cfg" if key == REGISTRY_BUILD_KEY else "config", 0) or UNKNOWN_RESULT:
-            if self.partially_instantiated(found, ctx):
+        for config in self._configs(ref, ctx):
+            named = self._target_names(ref, ctx, config)
+            if named is None:
                 parts.append(UNKNOWN_RESULT)
                 continue
-            target = self.mapping_entry(found, key, ctx) if key is not None else None
-            names = literal_choices(target, str) if target else None
-            if names is None:
-                parts.append(UNKNOWN_RESULT)
-                continue
-            trail = (found.trail + target[0].trail)[-MAX_TRAIL:]
-            made = self.instantiated(names, ref, ctx)
-            parts.append(tuple(Found(f.obj, (trail + f.trail)[:MAX_TRAIL]) for f in made))
+            names, trail = named
+            parts.append(tuple(Found(f.obj, (trail + f.trail)[:MAX_TRAIL]) for f in self.instantiated(names, ref, ctx)))
         return join(parts)
 
     def _targets(self, ref: SiteRef, ctx: Ctx, names) -> Results:
@@ -1368,8 +1377,9 @@ class Resolver:
         found = []
         for name in ("Trainer", "LightningCLI"):
             for ref in self.project.calls_named(name):
-                ctx = self.context(ref.module, self.project.call(ref).scope)
-                for f in self.eval(self.project.call(ref).func, ctx):
+                site = self.project.call(ref)
+                ctx = self.context(ref.module, site.scope)
+                for f in self.eval(site.func, ctx):
                     if isinstance(f.obj, Ext) and f.obj.qualname in LIGHTNING_TRAINERS \
                             and self._registers(self.keyword_at(ref, ctx, "callbacks"), owner):
                         found.append(one(Inst(f.obj, ref, ctx)))
@@ -1453,9 +1463,9 @@ class Resolver:
                 result.extend((ref, None) for ref in launched[:MAX_CALLERS])
                 cut = len(launched) > MAX_CALLERS
             if owner is None or function.name == "__init__":  # ``hydra.utils.instantiate(cfg.data)``
-                result.extend(self._instantiating_calls(func, owner, function))
+                result.extend(self._instantiating_calls(func, owner))
                 if owner is not None:  # ``TASK_REGISTRY["captioning"](cfg)`` builds the class
-                    result.extend(self._table_calls(func, owner, function))
+                    result.extend(self._table_calls(func, owner))
             if len(refs) > MAX_CANDIDATES:
                 cut = True
             elif not cut:
@@ -2337,8 +2347,7 @@ class Resolver:
                 if any(f.obj == cls for f in self.eval(self.project.call(ref).func, ctx)):
                     out.append((ref, ctx))
         init = self.method(cls, "__init__")
-        function = self.project.function(init.module, init.qualname) if init is not None else None
-        for ref, _ in self._table_calls(init, cls, function) if function is not None else ():
+        for ref, _ in self._table_calls(init, cls) if init is not None else ():
             out.append((ref, self.context(ref.module, self.project.call(ref).scope)))  # ``MODELS[name](cfg)``
         for ref in self._instantiations():  # ``hydra.utils.instantiate(cfg.data)`` naming the class
             if cls in self._instantiated_objects(ref):
@@ -2357,8 +2366,7 @@ class Resolver:
             if summary is not None and (name in summary.bindings or summary.star_imports):
                 result = self.global_name(obj.module, name)
                 if result != UNKNOWN_RESULT or name in summary.bindings:
-                    config_file = found.trail and found.trail[0].note == mmconfig.CANDIDATE_NOTE
-                    return extend(result, found.trail[0]) if config_file else result
+                    return result
             if summary is not None and "_base_" in summary.bindings:  # an OpenMMLab config: a base's name
                 inherited = mmconfig.base_name(self, obj.module, name)
                 if inherited is not None:
@@ -3169,9 +3177,9 @@ class Resolver:
         names = literal_choices(self.keyword_at(ref, ctx, None, 0) or UNKNOWN_RESULT, str)
         if names is None:
             return UNKNOWN_RESULT
+        summary = self.project.summary(receiver.obj.module)
         parts = []
         for name in names:
-            summary = self.project.summary(receiver.obj.module)
             bound = name in summary.bindings or mmconfig.base_name(self, receiver.obj.module, name) is not None
             parts.append(self.attribute(receiver, name, ctx) if bound
                          else self.keyword_at(ref, ctx, None, 1) or one(Lit(None)))
